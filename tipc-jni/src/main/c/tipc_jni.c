@@ -1,0 +1,241 @@
+/*
+ * JNI shim for AF_TIPC: each function is one system call. Results are passed
+ * back unchanged, failures as -errno. Addresses arrive already packed as
+ * struct sockaddr_tipc by the Java side (Sockaddr.java); nothing is decided here.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <linux/tipc.h>
+
+#include "io_hadooptipc_tipc_TipcNative.h"
+
+#define JNI(name) JNICALL Java_io_hadooptipc_tipc_TipcNative_##name
+#define MAX_EVENTS 1024
+
+/* The syscall's result, or -errno when it failed. */
+static inline jlong result(jlong r)
+{
+    return r < 0 ? -errno : r;
+}
+
+_Static_assert(sizeof(struct sockaddr_tipc) == 16, "Sockaddr.java assumes 16 bytes");
+
+static void get_addr(JNIEnv *env, jbyteArray from, struct sockaddr_tipc *to)
+{
+    (*env)->GetByteArrayRegion(env, from, 0, sizeof(*to), (jbyte *)to);
+}
+
+static void put_addr(JNIEnv *env, const struct sockaddr_tipc *from, jbyteArray to)
+{
+    (*env)->SetByteArrayRegion(env, to, 0, sizeof(*from), (const jbyte *)from);
+}
+
+static char *buffer_at(JNIEnv *env, jobject direct, jint position)
+{
+    return (char *)(*env)->GetDirectBufferAddress(env, direct) + position;
+}
+
+JNIEXPORT jint JNI(socket)(JNIEnv *env, jclass cls, jint type)
+{
+    return result(socket(AF_TIPC, type | SOCK_CLOEXEC, 0));
+}
+
+JNIEXPORT jint JNI(bind)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+{
+    struct sockaddr_tipc sa;
+    get_addr(env, addr, &sa);
+    return result(bind(fd, (struct sockaddr *)&sa, sizeof(sa)));
+}
+
+JNIEXPORT jint JNI(connect)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+{
+    struct sockaddr_tipc sa;
+    get_addr(env, addr, &sa);
+    return result(connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
+}
+
+JNIEXPORT jint JNI(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
+{
+    return result(listen(fd, backlog));
+}
+
+JNIEXPORT jint JNI(accept)(JNIEnv *env, jclass cls, jint fd, jbyteArray peer)
+{
+    struct sockaddr_tipc sa;
+    socklen_t len = sizeof(sa);
+    int r = accept4(fd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC);
+    if (r >= 0)
+        put_addr(env, &sa, peer);
+    return result(r);
+}
+
+JNIEXPORT jint JNI(getsockname)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+{
+    struct sockaddr_tipc sa;
+    socklen_t len = sizeof(sa);
+    int r = getsockname(fd, (struct sockaddr *)&sa, &len);
+    if (r == 0)
+        put_addr(env, &sa, addr);
+    return result(r);
+}
+
+JNIEXPORT jint JNI(getpeername)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+{
+    struct sockaddr_tipc sa;
+    socklen_t len = sizeof(sa);
+    int r = getpeername(fd, (struct sockaddr *)&sa, &len);
+    if (r == 0)
+        put_addr(env, &sa, addr);
+    return result(r);
+}
+
+JNIEXPORT jint JNI(recv)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
+{
+    return result(recv(fd, buffer_at(env, buf, pos), len, 0));
+}
+
+JNIEXPORT jint JNI(send)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
+{
+    return result(send(fd, buffer_at(env, buf, pos), len, MSG_NOSIGNAL));
+}
+
+JNIEXPORT jint JNI(sendto)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
+                           jbyteArray addr)
+{
+    struct sockaddr_tipc sa;
+    get_addr(env, addr, &sa);
+    return result(sendto(fd, buffer_at(env, buf, pos), len, MSG_NOSIGNAL,
+                         (struct sockaddr *)&sa, sizeof(sa)));
+}
+
+JNIEXPORT jint JNI(recvfrom)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
+                             jbyteArray addr)
+{
+    struct sockaddr_tipc sa;
+    socklen_t salen = sizeof(sa);
+    int r = recvfrom(fd, buffer_at(env, buf, pos), len, 0, (struct sockaddr *)&sa, &salen);
+    if (r >= 0)
+        put_addr(env, &sa, addr);
+    return result(r);
+}
+
+JNIEXPORT jlong JNI(sendfile)(JNIEnv *env, jclass cls, jint fd, jobject file, jlong offset,
+                              jlong count)
+{
+    /* java.io.FileDescriptor keeps the descriptor in a private int field "fd". */
+    jfieldID field = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, file), "fd", "I");
+    if (field == NULL)
+        return -EBADF;
+    off_t off = offset;
+    return result(sendfile(fd, (*env)->GetIntField(env, file, field), &off, count));
+}
+
+JNIEXPORT jint JNI(setsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt, jint value)
+{
+    int v = value;
+    return result(setsockopt(fd, level, opt, &v, sizeof(v)));
+}
+
+JNIEXPORT jint JNI(getsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt,
+                               jintArray value)
+{
+    int v = 0;
+    socklen_t len = sizeof(v);
+    int r = getsockopt(fd, level, opt, &v, &len);
+    if (r == 0)
+        (*env)->SetIntArrayRegion(env, value, 0, 1, &v);
+    return result(r);
+}
+
+JNIEXPORT jint JNI(nodeIdentity)(JNIEnv *env, jclass cls, jint fd, jint node, jbyteArray identity)
+{
+    struct tipc_sioc_nodeid_req req = { .peer = node };
+    int r = ioctl(fd, SIOCGETNODEID, &req);
+    if (r == 0)
+        (*env)->SetByteArrayRegion(env, identity, 0, TIPC_NODEID_LEN, (const jbyte *)req.node_id);
+    return result(r);
+}
+
+JNIEXPORT jint JNI(setBlocking)(JNIEnv *env, jclass cls, jint fd, jboolean blocking)
+{
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0)
+        return -errno;
+    flags = blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK;
+    return result(fcntl(fd, F_SETFL, flags));
+}
+
+JNIEXPORT jint JNI(shutdown)(JNIEnv *env, jclass cls, jint fd, jint how)
+{
+    return result(shutdown(fd, how));
+}
+
+JNIEXPORT jint JNI(close)(JNIEnv *env, jclass cls, jint fd)
+{
+    return result(close(fd));
+}
+
+JNIEXPORT jint JNI(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint timeout)
+{
+    struct pollfd p = { .fd = fd, .events = events };
+    int r = poll(&p, 1, timeout);
+    return r > 0 ? p.revents : result(r);
+}
+
+JNIEXPORT jint JNI(epollCreate)(JNIEnv *env, jclass cls)
+{
+    return result(epoll_create1(EPOLL_CLOEXEC));
+}
+
+JNIEXPORT jint JNI(epollCtl)(JNIEnv *env, jclass cls, jint epfd, jint op, jint fd, jint events)
+{
+    struct epoll_event ev = { .events = events, .data.fd = fd };
+    return result(epoll_ctl(epfd, op, fd, &ev));
+}
+
+JNIEXPORT jint JNI(epollWait)(JNIEnv *env, jclass cls, jint epfd, jintArray out, jint timeout)
+{
+    struct epoll_event events[MAX_EVENTS];
+    jint pairs[2 * MAX_EVENTS];
+    int max = (*env)->GetArrayLength(env, out) / 2;
+    int n = epoll_wait(epfd, events, max < MAX_EVENTS ? max : MAX_EVENTS, timeout);
+    for (int i = 0; i < n; i++) {
+        pairs[2 * i] = events[i].data.fd;
+        pairs[2 * i + 1] = events[i].events;
+    }
+    if (n > 0)
+        (*env)->SetIntArrayRegion(env, out, 0, 2 * n, pairs);
+    return result(n);
+}
+
+JNIEXPORT jint JNI(eventfd)(JNIEnv *env, jclass cls)
+{
+    return result(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+}
+
+JNIEXPORT jint JNI(eventfdSignal)(JNIEnv *env, jclass cls, jint fd)
+{
+    return result(eventfd_write(fd, 1));
+}
+
+JNIEXPORT jint JNI(eventfdDrain)(JNIEnv *env, jclass cls, jint fd)
+{
+    eventfd_t ignored;
+    int r = eventfd_read(fd, &ignored);
+    return r < 0 && errno == EAGAIN ? 0 : result(r);
+}
+
+JNIEXPORT jstring JNI(strerror)(JNIEnv *env, jclass cls, jint errnum)
+{
+    char buf[256];
+    return (*env)->NewStringUTF(env, strerror_r(errnum, buf, sizeof(buf)));
+}

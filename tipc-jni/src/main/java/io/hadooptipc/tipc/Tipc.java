@@ -1,0 +1,98 @@
+package io.hadooptipc.tipc;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Facts about TIPC on this node. */
+public final class Tipc {
+    /** The largest message SOCK_RDM and SOCK_SEQPACKET carry (TIPC_MAX_USER_MSG_SIZE). */
+    public static final int MAX_MESSAGE_SIZE = 66000;
+
+    /** The kernel publishes {NODE_STATE, node address} while a link to that node is up. */
+    static final int NODE_STATE_SERVICE = 0;
+
+    private Tipc() {
+    }
+
+    /** Checks this host: the native library, AF_TIPC in the kernel, and links to other nodes. */
+    public static TipcAvailability availability() {
+        Throwable loadFailure = TipcNative.loadFailure();
+        if (loadFailure != null) {
+            return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE,
+                    "the native library did not load: " + loadFailure, 0, 0);
+        }
+        int fd = TipcNative.socket(TipcNative.SOCK_RDM);
+        if (fd < 0) {
+            TipcException e = TipcException.of("socket(AF_TIPC)", null, -fd);
+            return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE, e.getMessage(), -fd, 0);
+        }
+        TipcNative.close(fd);
+        try {
+            int peers = reachableNodes().size();
+            if (peers == 0) {
+                return new TipcAvailability(TipcAvailability.Level.NODE_LOCAL,
+                        "AF_TIPC works, but no TIPC link to another node is up: enable a bearer"
+                                + " (`tipc bearer enable media eth device <dev>`) on this and the other nodes", 0, 0);
+            }
+            return new TipcAvailability(TipcAvailability.Level.CLUSTER,
+                    "links up to " + peers + " other node(s)", 0, peers);
+        } catch (TipcException e) {
+            return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE, e.getMessage(), e.errno(), 0);
+        } catch (IOException e) {
+            return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE, e.toString(), 0, 0);
+        }
+    }
+
+    /** This node's 32-bit TIPC address (0 until the node has an identity). */
+    public static int ownNodeAddress() throws IOException {
+        try (TipcDatagramChannel probe = TipcDatagramChannel.open()) {
+            return probe.getLocalAddress().node();
+        }
+    }
+
+    /**
+     * The identity of a node (e.g. the name given by {@code tipc node set identity}),
+     * from its 32-bit address; the node must be this one or linked to it.
+     */
+    public static String nodeIdentity(int nodeAddress) throws IOException {
+        try (TipcDatagramChannel probe = TipcDatagramChannel.open()) {
+            byte[] id = new byte[16];
+            TipcChannel.check("ioctl(SIOCGETNODEID) for node " + Integer.toHexString(nodeAddress), null,
+                    TipcNative.nodeIdentity(probe.fd, nodeAddress, id));
+            int end = 0;
+            while (end < id.length && id[end] != 0) {
+                end++;
+            }
+            return new String(id, 0, end, StandardCharsets.US_ASCII);
+        }
+    }
+
+    /** The addresses of the other nodes this node has a TIPC link up to, right now. */
+    public static List<Integer> reachableNodes() throws IOException {
+        List<Integer> nodes = new ArrayList<>();
+        int self = ownNodeAddress();
+        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+            // A short-lived subscription: the kernel reports the existing links, then TIMEOUT.
+            topology.subscribe(TipcServiceRange.all(NODE_STATE_SERVICE),
+                    TipcTopologyChannel.Mode.EVERY_BINDING, Duration.ofMillis(1));
+            for (TipcTopologyEvent e = nextEvent(topology); e.kind() != TipcTopologyEvent.Kind.TIMEOUT;
+                    e = nextEvent(topology)) {
+                if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED && e.lower() != self && !nodes.contains(e.lower())) {
+                    nodes.add(e.lower());
+                }
+            }
+        }
+        return nodes;
+    }
+
+    private static TipcTopologyEvent nextEvent(TipcTopologyChannel topology) throws IOException {
+        TipcTopologyEvent e = topology.receive(Duration.ofSeconds(5));
+        if (e == null) {
+            throw new TipcException("receive from topology service", null, 0, "no answer within 5 s");
+        }
+        return e;
+    }
+}

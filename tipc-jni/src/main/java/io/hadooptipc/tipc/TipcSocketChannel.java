@@ -1,0 +1,178 @@
+package io.hadooptipc.tipc;
+
+import java.io.FileDescriptor;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.NoConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+
+/**
+ * A connected TIPC socket: a byte stream (SOCK_STREAM) or, from
+ * {@link #openSeqPacket()}, a sequence of messages whose boundaries are kept
+ * (SOCK_SEQPACKET: each write is one message of at most {@link Tipc#MAX_MESSAGE_SIZE}
+ * bytes, each read returns one message). Like {@link java.nio.channels.SocketChannel},
+ * reads return -1 at end of stream and 0 when a non-blocking socket has nothing.
+ */
+public final class TipcSocketChannel extends TipcChannel implements ByteChannel {
+    private static final int SOL_SOCKET_SO_ERROR = 4;
+
+    private final Object readLock = new Object();
+    private final Object writeLock = new Object();
+    private volatile TipcAddress remote;
+    private volatile boolean connected;
+
+    private TipcSocketChannel(int fd, TipcAddress remote, boolean connected) {
+        super(fd);
+        this.remote = remote;
+        this.connected = connected;
+    }
+
+    /** A byte-stream socket (SOCK_STREAM). */
+    public static TipcSocketChannel open() throws IOException {
+        return new TipcSocketChannel(openSocket(TipcNative.SOCK_STREAM), null, false);
+    }
+
+    /** A message socket with connection semantics (SOCK_SEQPACKET). */
+    public static TipcSocketChannel openSeqPacket() throws IOException {
+        return new TipcSocketChannel(openSocket(TipcNative.SOCK_SEQPACKET), null, false);
+    }
+
+    /** Opens a stream socket and connects it in blocking mode. */
+    public static TipcSocketChannel open(TipcAddress remote) throws IOException {
+        TipcSocketChannel channel = open();
+        try {
+            channel.connect(remote);
+            return channel;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    static TipcSocketChannel accepted(int fd, TipcAddress peer) {
+        return new TipcSocketChannel(fd, peer, true);
+    }
+
+    /**
+     * Connects to a service (or to one socket). A blocking channel returns true once
+     * connected; a non-blocking one may return false, and the caller completes the
+     * connection with {@link #finishConnect()} when the socket becomes writable.
+     */
+    public boolean connect(TipcAddress address) throws IOException {
+        ensureOpen();
+        int r = TipcNative.connect(fd, Sockaddr.encode(address));
+        remote = address;
+        if (r == -TipcException.EINPROGRESS) {
+            return false;
+        }
+        check("connect to", address, r);
+        connected = true;
+        return true;
+    }
+
+    /** Completes a non-blocking connect: true when connected, false while still pending. */
+    public boolean finishConnect() throws IOException {
+        ensureOpen();
+        if (connected) {
+            return true;
+        }
+        if (remote == null) {
+            throw new NoConnectionPendingException();
+        }
+        if (!await(TipcNative.POLLOUT, isBlocking() ? -1 : 0, "poll")) {
+            return false;
+        }
+        int[] error = new int[1];
+        check("getsockopt(SO_ERROR)", remote,
+                TipcNative.getsockopt(fd, TipcNative.SOL_SOCKET, SOL_SOCKET_SO_ERROR, error));
+        if (error[0] != 0) {
+            throw TipcException.of("connect to", remote, error[0]);
+        }
+        connected = true;
+        return true;
+    }
+
+    public boolean isConnected() {
+        return connected;
+    }
+
+    public boolean isConnectionPending() {
+        return !connected && remote != null;
+    }
+
+    /** The address this channel connected to, or the accepted peer's socket address. */
+    public TipcAddress getRemoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        ensureConnected();
+        synchronized (readLock) {
+            if (!dst.hasRemaining()) {
+                return 0;
+            }
+            int n = readInto(dst, (b, pos, len) -> TipcNative.recv(fd, b, pos, len));
+            if (n == -TipcException.EAGAIN) {
+                return 0;
+            }
+            return check("recv from", remote, n) == 0 ? -1 : n;
+        }
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        ensureConnected();
+        synchronized (writeLock) {
+            int n = writeFrom(src, (b, pos, len) -> TipcNative.send(fd, b, pos, len));
+            return n == -TipcException.EAGAIN ? 0 : check("send to", remote, n);
+        }
+    }
+
+    /** Writes all of {@code src}, waiting for the socket to take it even when non-blocking. */
+    public void writeFully(ByteBuffer src) throws IOException {
+        while (src.hasRemaining()) {
+            if (write(src) == 0) {
+                await(TipcNative.POLLOUT, -1, "poll");
+            }
+        }
+    }
+
+    /**
+     * Sends up to {@code count} bytes of a file from {@code position} with sendfile(2),
+     * without copying them through the Java heap. Returns the bytes sent (0 when a
+     * non-blocking socket is full).
+     */
+    public long transferFrom(FileDescriptor file, long position, long count) throws IOException {
+        ensureConnected();
+        synchronized (writeLock) {
+            long n = TipcNative.sendfile(fd, file, position, count);
+            if (n == -TipcException.EAGAIN) {
+                return 0;
+            }
+            if (n < 0) {
+                throw TipcException.of("sendfile to", remote, (int) -n);
+            }
+            return n;
+        }
+    }
+
+    @Override
+    public TipcSocketChannel configureBlocking(boolean block) throws IOException {
+        super.configureBlocking(block);
+        return this;
+    }
+
+    private void ensureConnected() throws IOException {
+        ensureOpen();
+        if (!connected && (remote == null || !finishConnect())) {
+            throw new NotYetConnectedException();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TipcSocketChannel[fd=" + fd + ", remote=" + remote + (isOpen() ? "" : ", closed") + "]";
+    }
+}

@@ -1,0 +1,84 @@
+package io.hadooptipc.tipc;
+
+import java.io.IOException;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * TIPC's socket options (SOL_TIPC), for {@link TipcChannel#setOption}. The
+ * standard {@link StandardSocketOptions#SO_SNDBUF} and {@link StandardSocketOptions#SO_RCVBUF}
+ * are supported too.
+ */
+public final class TipcSocketOptions {
+    /** Message importance, {@link #LOW_IMPORTANCE}..{@link #CRITICAL_IMPORTANCE}: the link's congestion limit scales with it. */
+    public static final SocketOption<Integer> IMPORTANCE = new Option<>("TIPC_IMPORTANCE", Integer.class);
+    /** Milliseconds a blocking connect waits for the peer (kernel default 8000). */
+    public static final SocketOption<Integer> CONNECT_TIMEOUT = new Option<>("TIPC_CONN_TIMEOUT", Integer.class);
+    /** Send small stream writes at once instead of bundling them (TIPC's Nagle), write-only. */
+    public static final SocketOption<Boolean> NODELAY = new Option<>("TIPC_NODELAY", Boolean.class);
+    /** Messages this socket sends may be dropped under congestion. */
+    public static final SocketOption<Boolean> SRC_DROPPABLE = new Option<>("TIPC_SRC_DROPPABLE", Boolean.class);
+    /** Messages this socket sends that cannot be delivered are dropped instead of returned. */
+    public static final SocketOption<Boolean> DEST_DROPPABLE = new Option<>("TIPC_DEST_DROPPABLE", Boolean.class);
+    /** Messages waiting in this socket's receive queue, read-only. */
+    public static final SocketOption<Integer> RECEIVE_QUEUE_DEPTH = new Option<>("TIPC_SOCK_RECVQ_DEPTH", Integer.class);
+
+    public static final int LOW_IMPORTANCE = 0;
+    public static final int MEDIUM_IMPORTANCE = 1;
+    public static final int HIGH_IMPORTANCE = 2;
+    public static final int CRITICAL_IMPORTANCE = 3;
+
+    private record Native(int level, int name) {
+    }
+
+    private static final Map<SocketOption<?>, Native> NATIVE = Map.of(
+            IMPORTANCE, new Native(TipcNative.SOL_TIPC, 127),
+            SRC_DROPPABLE, new Native(TipcNative.SOL_TIPC, 128),
+            DEST_DROPPABLE, new Native(TipcNative.SOL_TIPC, 129),
+            CONNECT_TIMEOUT, new Native(TipcNative.SOL_TIPC, 130),
+            RECEIVE_QUEUE_DEPTH, new Native(TipcNative.SOL_TIPC, 132),
+            NODELAY, new Native(TipcNative.SOL_TIPC, 138),
+            StandardSocketOptions.SO_SNDBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_SNDBUF),
+            StandardSocketOptions.SO_RCVBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVBUF));
+
+    static final Set<SocketOption<?>> SUPPORTED = NATIVE.keySet();
+
+    private TipcSocketOptions() {
+    }
+
+    static <T> void set(TipcChannel channel, SocketOption<T> option, T value) throws IOException {
+        Native n = lookup(option);
+        if (value == null) {
+            throw new IllegalArgumentException(option.name() + " cannot be null");
+        }
+        int raw = value instanceof Boolean b ? (b ? 1 : 0) : (Integer) value;
+        TipcChannel.check("setsockopt(" + option.name() + "=" + value + ")", null,
+                TipcNative.setsockopt(channel.fd, n.level, n.name, raw));
+    }
+
+    static <T> T get(TipcChannel channel, SocketOption<T> option) throws IOException {
+        Native n = lookup(option);
+        int[] value = new int[1];
+        TipcChannel.check("getsockopt(" + option.name() + ")", null,
+                TipcNative.getsockopt(channel.fd, n.level, n.name, value));
+        Object boxed = option.type() == Boolean.class ? (Object) (value[0] != 0) : (Object) value[0];
+        return option.type().cast(boxed);
+    }
+
+    private static Native lookup(SocketOption<?> option) {
+        Native n = NATIVE.get(option);
+        if (n == null) {
+            throw new UnsupportedOperationException("'" + option.name() + "' is not a TIPC socket option");
+        }
+        return n;
+    }
+
+    private record Option<T>(String name, Class<T> type) implements SocketOption<T> {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+}
