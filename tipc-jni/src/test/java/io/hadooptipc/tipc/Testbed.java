@@ -1,0 +1,143 @@
+package io.hadooptipc.tipc;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The TIPC nodes of src/test/testbed/tipc-vm: network namespaces n1..nN, each its own
+ * TIPC node. Code runs "on" a node by running on a thread that has entered the node's
+ * network namespace (setns affects only the calling thread), so sockets it opens
+ * belong to that node. Other programs run there through {@code ip netns exec}.
+ */
+final class Testbed {
+    private static final int CLONE_NEWNET = 0x40000000;
+    private static final int O_RDONLY = 0;
+    private static final Map<String, ExecutorService> NODES = new ConcurrentHashMap<>();
+
+    private interface LibC extends Library {
+        int open(String path, int flags) throws LastErrorException;
+
+        int setns(int fd, int nstype) throws LastErrorException;
+
+        int close(int fd) throws LastErrorException;
+    }
+
+    private static final LibC LIBC = Native.load("c", LibC.class);
+
+    private Testbed() {
+    }
+
+    /** The number of nodes the testbed started, from TIPC_TESTBED_NODES; fails outside the testbed. */
+    static int nodeCount() {
+        String n = System.getenv("TIPC_TESTBED_NODES");
+        if (n == null) {
+            throw new IllegalStateException("not inside the TIPC testbed: run via src/test/testbed/tipc-vm --nodes N");
+        }
+        return Integer.parseInt(n);
+    }
+
+    /** Threads in node {@code name}'s network namespace. */
+    static ExecutorService node(String name) {
+        return NODES.computeIfAbsent(name, n -> Executors.newCachedThreadPool(task -> {
+            Thread t = new Thread(() -> {
+                enter(n);
+                task.run();
+            }, "node-" + n);
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    /** Runs {@code work} on node {@code name} and waits for its result. */
+    static <T> T on(String name, Callable<T> work) throws Exception {
+        return get(node(name).submit(work));
+    }
+
+    /** Starts {@code work} on node {@code name}. */
+    static <T> Future<T> start(String name, Callable<T> work) {
+        return node(name).submit(work);
+    }
+
+    static <T> T get(Future<T> f) throws Exception {
+        try {
+            return f.get(5, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    /** The TIPC node address of node {@code name}. */
+    static int address(String name) throws Exception {
+        return on(name, Tipc::ownNodeAddress);
+    }
+
+    private static void enter(String name) {
+        int fd = LIBC.open("/run/netns/" + name, O_RDONLY);
+        try {
+            LIBC.setns(fd, CLONE_NEWNET);
+        } finally {
+            LIBC.close(fd);
+        }
+    }
+
+    /** Debian's python3, whose socket module has AF_TIPC. */
+    static String python() {
+        return Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
+    }
+
+    /** Starts {@code command} in node {@code name} via {@code ip netns exec}. */
+    static Process exec(String name, String... command) throws IOException {
+        List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", name));
+        full.addAll(List.of(command));
+        return new ProcessBuilder(full).redirectErrorStream(true).start();
+    }
+
+    /** Waits for a process and returns its output; fails with the output if it exits non-zero. */
+    static String output(Process p, Duration timeout) throws Exception {
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("process did not finish within " + timeout + ": "
+                    + new String(p.getInputStream().readNBytes(p.getInputStream().available()), StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new AssertionError("exit " + p.exitValue() + ": " + out);
+        }
+        return out;
+    }
+
+    /**
+     * Waits, through the topology service of node {@code name}, until some socket has
+     * bound {@code service}: the way to avoid EHOSTUNREACH from connecting too early.
+     */
+    static void awaitPublished(String name, TipcServiceAddress service, Duration timeout) throws Exception {
+        on(name, () -> {
+            try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+                topology.subscribe(TipcServiceRange.of(service), TipcTopologyChannel.Mode.FIRST_AND_LAST, timeout);
+                TipcTopologyEvent e = topology.receive();
+                if (e.kind() != TipcTopologyEvent.Kind.PUBLISHED) {
+                    throw new AssertionError(service + " was not published within " + timeout + " (" + e.kind() + ")");
+                }
+                return null;
+            }
+        });
+    }
+}
