@@ -78,24 +78,25 @@ JNIEXPORT jint JNI(accept)(JNIEnv *env, jclass cls, jint fd, jbyteArray peer)
     return result(r);
 }
 
-JNIEXPORT jint JNI(getsockname)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+static jint name_of(JNIEnv *env, jint fd, jbyteArray addr,
+                    int (*get)(int, struct sockaddr *, socklen_t *))
 {
     struct sockaddr_tipc sa;
     socklen_t len = sizeof(sa);
-    int r = getsockname(fd, (struct sockaddr *)&sa, &len);
+    int r = get(fd, (struct sockaddr *)&sa, &len);
     if (r == 0)
         put_addr(env, &sa, addr);
     return result(r);
 }
 
+JNIEXPORT jint JNI(getsockname)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+{
+    return name_of(env, fd, addr, getsockname);
+}
+
 JNIEXPORT jint JNI(getpeername)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
 {
-    struct sockaddr_tipc sa;
-    socklen_t len = sizeof(sa);
-    int r = getpeername(fd, (struct sockaddr *)&sa, &len);
-    if (r == 0)
-        put_addr(env, &sa, addr);
-    return result(r);
+    return name_of(env, fd, addr, getpeername);
 }
 
 JNIEXPORT jint JNI(recv)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)

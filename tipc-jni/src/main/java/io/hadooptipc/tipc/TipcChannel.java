@@ -105,8 +105,10 @@ public abstract sealed class TipcChannel implements Channel
     }
 
     /**
-     * Closes the socket. A thread blocked in this channel is woken by the shutdown
-     * that precedes the close.
+     * Shuts the socket down, then closes it. The shutdown matters twice: a thread
+     * blocked in this channel wakes up, and a connected peer reads a clean end of
+     * stream, where TIPC treats a bare close(2) as an abort (the peer's reads fail
+     * with ECONNRESET).
      */
     @Override
     public void close() throws IOException {
@@ -121,6 +123,23 @@ public abstract sealed class TipcChannel implements Channel
         registered.forEach(TipcSelectionKey::cancel);
         TipcNative.shutdown(fd, TipcNative.SHUT_RDWR);
         check("close", null, TipcNative.close(fd));
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[fd=" + fd + (isOpen() ? "" : ", closed") + "]";
+    }
+
+    /** Publishes a service name on this socket (bind(2)). */
+    final synchronized void publish(TipcAddress name, TipcScope scope) throws IOException {
+        ensureOpen();
+        check("bind", name, TipcNative.bind(fd, Sockaddr.encodeBind(name, scope)));
+    }
+
+    /** Withdraws a published name; the kernel takes a negated scope as unbind. */
+    final synchronized void withdraw(TipcAddress name, TipcScope scope) throws IOException {
+        ensureOpen();
+        check("unbind", name, TipcNative.bind(fd, Sockaddr.encodeUnbind(name, scope)));
     }
 
     void addKey(TipcSelectionKey key) throws IOException {

@@ -29,16 +29,14 @@ public final class TipcDatagramChannel extends TipcChannel {
     }
 
     /** Publishes a service address or range, so that messages sent to it arrive here. */
-    public synchronized TipcDatagramChannel bind(TipcAddress name, TipcScope scope) throws IOException {
-        ensureOpen();
-        check("bind", name, TipcNative.bind(fd, Sockaddr.encodeBind(name, scope)));
+    public TipcDatagramChannel bind(TipcAddress name, TipcScope scope) throws IOException {
+        publish(name, scope);
         return this;
     }
 
     /** Withdraws a name published by {@link #bind}. */
-    public synchronized TipcDatagramChannel unbind(TipcAddress name, TipcScope scope) throws IOException {
-        ensureOpen();
-        check("unbind", name, TipcNative.bind(fd, Sockaddr.encodeUnbind(name, scope)));
+    public TipcDatagramChannel unbind(TipcAddress name, TipcScope scope) throws IOException {
+        withdraw(name, scope);
         return this;
     }
 
@@ -78,8 +76,4 @@ public final class TipcDatagramChannel extends TipcChannel {
         return this;
     }
 
-    @Override
-    public String toString() {
-        return "TipcDatagramChannel[fd=" + fd + (isOpen() ? "" : ", closed") + "]";
-    }
 }

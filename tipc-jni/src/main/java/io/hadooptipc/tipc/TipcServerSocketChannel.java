@@ -36,8 +36,7 @@ public final class TipcServerSocketChannel extends TipcChannel {
 
     /** Publishes a service address or range with the given scope and starts listening. */
     public synchronized TipcServerSocketChannel bind(TipcAddress name, TipcScope scope) throws IOException {
-        ensureOpen();
-        check("bind", name, TipcNative.bind(fd, Sockaddr.encodeBind(name, scope)));
+        publish(name, scope);
         if (!listening) {
             check("listen", name, TipcNative.listen(fd, DEFAULT_BACKLOG));
             listening = true;
@@ -46,9 +45,8 @@ public final class TipcServerSocketChannel extends TipcChannel {
     }
 
     /** Withdraws a name published by {@link #bind}; the socket keeps its other names. */
-    public synchronized TipcServerSocketChannel unbind(TipcAddress name, TipcScope scope) throws IOException {
-        ensureOpen();
-        check("unbind", name, TipcNative.bind(fd, Sockaddr.encodeUnbind(name, scope)));
+    public TipcServerSocketChannel unbind(TipcAddress name, TipcScope scope) throws IOException {
+        withdraw(name, scope);
         return this;
     }
 
@@ -77,8 +75,4 @@ public final class TipcServerSocketChannel extends TipcChannel {
         return this;
     }
 
-    @Override
-    public String toString() {
-        return "TipcServerSocketChannel[fd=" + fd + (isOpen() ? "" : ", closed") + "]";
-    }
 }

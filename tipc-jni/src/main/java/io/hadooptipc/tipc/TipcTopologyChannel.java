@@ -147,8 +147,4 @@ public final class TipcTopologyChannel extends TipcChannel {
         return this;
     }
 
-    @Override
-    public String toString() {
-        return "TipcTopologyChannel[fd=" + fd + (isOpen() ? "" : ", closed") + "]";
-    }
 }
