@@ -1,0 +1,36 @@
+package io.hadooptipc.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** The machine a benchmark ran on, for its summary: results are only comparable within one run. */
+final class Machine {
+    /** Set by the benchmark scripts to the host's CPU and kernel, which a guest cannot see. */
+    static final String HOST_PROPERTY = "bench.host";
+
+    private Machine() {
+    }
+
+    static String describe() {
+        String cpu = read("/proc/cpuinfo").lines().filter(l -> l.startsWith("model name")).findFirst()
+                .map(l -> l.substring(l.indexOf(':') + 1).strip()).orElse("unknown CPU");
+        long cpus = read("/proc/cpuinfo").lines().filter(l -> l.startsWith("processor")).count();
+        String kernel = read("/proc/sys/kernel/osrelease").strip();
+        String virt = Optional.ofNullable(System.getenv("TIPC_TESTBED_NODES"))
+                .map(n -> "inside the TIPC testbed (QEMU, software emulation, " + n + " TIPC nodes as network namespaces)")
+                .orElse("on the host");
+        String host = Optional.ofNullable(System.getProperty(HOST_PROPERTY)).map(h -> " Host: " + h + ".").orElse("");
+        return String.format("Machine: %d x %s, kernel %s, %s, Java %s.%s%n", cpus, cpu, kernel, virt,
+                System.getProperty("java.version"), host);
+    }
+
+    private static String read(String path) {
+        try {
+            return Files.readString(Path.of(path));
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}
