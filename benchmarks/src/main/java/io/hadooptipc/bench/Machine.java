@@ -6,14 +6,14 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** The machine a benchmark ran on, for its summary: results are only comparable within one run. */
-final class Machine {
+public final class Machine {
     /** Set by the benchmark scripts to the host's CPU and kernel, which a guest cannot see. */
     static final String HOST_PROPERTY = "bench.host";
 
     private Machine() {
     }
 
-    static String describe() {
+    public static String describe() {
         String cpu = read("/proc/cpuinfo").lines().filter(l -> l.startsWith("model name")).findFirst()
                 .map(l -> l.substring(l.indexOf(':') + 1).strip()).orElse("unknown CPU");
         long cpus = read("/proc/cpuinfo").lines().filter(l -> l.startsWith("processor")).count();

@@ -1,0 +1,53 @@
+# Sourced by the benchmark scripts that run in the TIPC testbed (stream-throughput,
+# event-loop): building, entering the VM, starting servers on a node and waiting for them.
+# Expects $here (benchmarks/) and $root (the checkout) to be set.
+
+cp="$here/target/benchmarks-0.1.0-SNAPSHOT.jar:$(cat "$here/target/classpath.txt" 2>/dev/null || true)"
+server_pids=()
+trap 'kill "${server_pids[@]}" 2>/dev/null || true' EXIT
+
+# On the host: build, record the real CPU (the guest sees only QEMU's), and re-run the
+# calling script inside the testbed with NODES nodes. Inside the testbed: return.
+#   enter_testbed NODES "$0" "$@"
+enter_testbed() {
+  local nodes=$1
+  shift
+  [ -n "${TIPC_TESTBED_NODES:-}" ] && return
+  (cd "$root" && mvn -B -q package -DskipTests)
+  echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
+  exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" -- "$@"
+}
+
+# Starts a server in the background on a node: start_on NODE COMMAND...
+start_on() {
+  local node=$1
+  shift
+  ip netns exec "$node" "$@" &
+  server_pids+=($!)
+}
+
+# Waits until the TIPC service types are in NODE's name table and the TCP ports listen
+# on SERVER_NODE: await_servers NODE SERVER_NODE "TYPE..." "PORT..."
+await_servers() {
+  local node=$1 server_node=$2 types=($3) ports=($4) missing
+  for _ in $(seq 600); do
+    missing=0
+    for t in "${types[@]}"; do
+      ip netns exec "$node" tipc nametable show | grep -qE "^$t " || missing=1
+    done
+    for p in "${ports[@]}"; do
+      ip netns exec "$server_node" ss -Hltn | grep -q ":$p " || missing=1
+    done
+    [ $missing = 0 ] && return
+    sleep 0.2
+  done
+  echo "$(basename "$0"): servers did not start (TIPC types ${types[*]}, TCP ports ${ports[*]})" >&2
+  exit 1
+}
+
+# Runs the measuring Java client on a node: java_on NODE MAIN_CLASS ARGS...
+java_on() {
+  local node=$1
+  shift
+  ip netns exec "$node" java -Dbench.host="$(cat "$here/target/host.txt" 2>/dev/null || echo unknown)" -cp "$cp" "$@"
+}
