@@ -19,14 +19,12 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
-import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
 
 /**
@@ -413,12 +411,12 @@ public final class ConnectionsBenchmark {
         }
 
         private double median(Variant variant, ToDoubleFunction<Sample> metric) {
-            return median(samples.stream().filter(s -> s.variant == variant).mapToDouble(metric));
+            return Results.median(samples.stream().filter(s -> s.variant == variant).mapToDouble(metric));
         }
 
         /** The median over rounds of the ratio within a round: the two ran side by side, so drift cancels. */
         private double medianRatio(Variant numerator, Variant denominator, ToDoubleFunction<Sample> metric) {
-            return median(IntStream.range(0, reps).mapToDouble(
+            return Results.median(IntStream.range(0, reps).mapToDouble(
                     rep -> metric.applyAsDouble(sample(numerator, rep)) / metric.applyAsDouble(sample(denominator, rep))));
         }
 
@@ -426,20 +424,13 @@ public final class ConnectionsBenchmark {
             return samples.stream().filter(s -> s.variant == variant && s.rep == rep).findFirst().orElseThrow();
         }
 
-        private static double median(DoubleStream values) {
-            double[] v = values.sorted().toArray();
-            return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-        }
-
         private void report() throws IOException {
-            Files.createDirectories(out);
             StringBuilder csv = new StringBuilder(
                     "variant,round,connections,round_trips,seconds,round_trips_per_s,server_cpu_us_per_round_trip\n");
             for (Sample s : samples) {
                 csv.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%.6f,%.1f,%.3f%n", s.variant.id(), s.rep,
                         connections, s.roundTrips, s.seconds, s.roundTripsPerSecond(), s.serverCpuMicrosPerRoundTrip()));
             }
-            Files.writeString(out.resolve("results.csv"), csv);
 
             StringBuilder table = new StringBuilder(
                     "| server (n2) | transport | client (n1) | round trips/s | server CPU µs per round trip |\n"
@@ -455,16 +446,13 @@ public final class ConnectionsBenchmark {
                         medianRatio(Variant.TIPC_SELECTOR, other, Sample::roundTripsPerSecond),
                         medianRatio(Variant.TIPC_SELECTOR, other, Sample::serverCpuMicrosPerRoundTrip)));
             }
-            String summary = "# event-loop\n\n" + Machine.describe() + "\n"
-                    + String.format(Locale.ROOT, "%d connections open at once, each doing %d round trips of %d bytes"
+            Results.write(out, "event-loop", csv, String.format(Locale.ROOT, "%d connections open at once, each doing %d round trips of %d bytes"
                             + " per round (one request in flight per connection, all connections active together,"
                             + " the client driving them all from one selector thread); medians of %d interleaved rounds"
                             + " (after %d warm-up rounds); ratios are medians of the ratio within each round. Server"
                             + " CPU: the server JVM's process CPU time over the round, as the server reports it.%n%n",
                             connections, roundTrips, MESSAGE, reps, WARM_UP_ROUNDS)
-                    + table;
-            Files.writeString(out.resolve("summary.md"), summary);
-            System.out.println(summary);
+                    + table);
         }
     }
 }

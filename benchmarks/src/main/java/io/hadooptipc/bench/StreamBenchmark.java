@@ -18,9 +18,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
 
 /**
  * Stream throughput over one connection, TIPC against TCP and our Java binding
@@ -198,20 +201,32 @@ public final class StreamBenchmark {
         }
 
         private void measure(int size, int rep) throws Exception {
-            // Interleaved in one round, so drift in the shared machine hits every variant alike.
-            record(rep, "c-tipc", size, cClient("tipc", String.valueOf(C_TIPC_TYPE), "1", size));
-            try (TipcSocketChannel c = TipcSocketChannel.open(TipcServiceAddress.of(JAVA_TIPC_TYPE, 1))) {
-                record(rep, "java-tipc", size, send(c, size, total));
+            // Interleaved in one round, so drift in the shared machine hits every variant alike;
+            // the order flips every round, so neither side always runs right after the other.
+            List<Callable<Double>> variants = new ArrayList<>(List.of(
+                    () -> record(rep, "c-tipc", size, cClient("tipc", String.valueOf(C_TIPC_TYPE), "1", size)),
+                    () -> {
+                        try (TipcSocketChannel c = TipcSocketChannel.open(TipcServiceAddress.of(JAVA_TIPC_TYPE, 1))) {
+                            return record(rep, "java-tipc", size, send(c, size, total));
+                        }
+                    },
+                    () -> {
+                        try (SocketChannel c = SocketChannel.open(new InetSocketAddress(tcpHost, JAVA_TCP_PORT))) {
+                            return record(rep, "java-tcp", size, send(c, size, total));
+                        }
+                    },
+                    () -> record(rep, "c-tcp", size, cClient("tcp", tcpHost, String.valueOf(C_TCP_PORT), size))));
+            if (rep % 2 == 1) {
+                Collections.reverse(variants);
             }
-            try (SocketChannel c = SocketChannel.open(new InetSocketAddress(tcpHost, JAVA_TCP_PORT))) {
-                record(rep, "java-tcp", size, send(c, size, total));
+            for (Callable<Double> variant : variants) {
+                variant.call();
             }
-            record(rep, "c-tcp", size, cClient("tcp", tcpHost, String.valueOf(C_TCP_PORT), size));
         }
 
         private void measureFile(Path file, int rep) throws IOException {
             long bytes = Files.size(file);
-            for (boolean zeroCopy : new boolean[] {false, true}) {
+            for (boolean zeroCopy : rep % 2 == 1 ? new boolean[] {true, false} : new boolean[] {false, true}) {
                 try (TipcSocketChannel c = TipcSocketChannel.open(TipcServiceAddress.of(JAVA_TIPC_TYPE, 1))) {
                     double s = sendFile(c, file, zeroCopy);
                     if (rep >= 0) {
@@ -231,49 +246,55 @@ public final class StreamBenchmark {
             return Double.parseDouble(line.split(" ")[1]);
         }
 
-        private void record(int rep, String variant, int size, double seconds) {
+        private double record(int rep, String variant, int size, double seconds) {
             if (rep >= 0) {
                 samples.add(new Sample(variant, size, rep, total, seconds));
             }
+            return seconds;
         }
 
         private double median(String variant, int size) {
-            double[] v = samples.stream().filter(s -> s.variant.equals(variant) && s.size == size)
-                    .mapToDouble(Sample::mibPerSecond).sorted().toArray();
-            return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            return Results.median(samples.stream().filter(s -> s.variant.equals(variant) && s.size == size)
+                    .mapToDouble(Sample::mibPerSecond));
+        }
+
+        /**
+         * The median over rounds of {@code a}'s rate divided by {@code b}'s in the same round:
+         * the machine's drift between rounds cancels out of each quotient.
+         */
+        private double ratio(String a, String b, int size) {
+            return Results.median(IntStream.range(0, reps).mapToDouble(rep -> rate(a, size, rep) / rate(b, size, rep)));
+        }
+
+        private double rate(String variant, int size, int rep) {
+            return samples.stream().filter(s -> s.variant.equals(variant) && s.size == size && s.rep == rep)
+                    .findFirst().orElseThrow().mibPerSecond();
         }
 
         private void report() throws IOException {
-            Files.createDirectories(out);
             StringBuilder csv = new StringBuilder("variant,message_bytes,round,bytes,seconds,mib_per_s\n");
             for (Sample s : samples) {
                 csv.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%.6f,%.2f%n", s.variant, s.size, s.rep, s.bytes,
                         s.seconds, s.mibPerSecond()));
             }
-            Files.writeString(out.resolve("results.csv"), csv);
 
             StringBuilder table = new StringBuilder(
                     "| message | C TIPC MiB/s | Java TIPC MiB/s | Java/C (TIPC) | Java TCP MiB/s | C TCP MiB/s | TIPC/TCP (Java) | TIPC/TCP (C) |\n"
                             + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (int size : sizes) {
-                double cTipc = median("c-tipc", size);
-                double jTipc = median("java-tipc", size);
-                double jTcp = median("java-tcp", size);
-                double cTcp = median("c-tcp", size);
                 table.append(String.format(Locale.ROOT, "| %d B | %.0f | %.0f | **%.3f** | %.0f | %.0f | %.3f | %.3f |%n",
-                        size, cTipc, jTipc, jTipc / cTipc, jTcp, cTcp, jTipc / jTcp, cTipc / cTcp));
+                        size, median("c-tipc", size), median("java-tipc", size), ratio("java-tipc", "c-tipc", size),
+                        median("java-tcp", size), median("c-tcp", size), ratio("java-tipc", "java-tcp", size),
+                        ratio("c-tipc", "c-tcp", size)));
             }
-            double copy = median("java-tipc-file-copy", 0);
-            double zero = median("java-tipc-sendfile", 0);
             table.append(String.format(Locale.ROOT,
                     "%nFile to TIPC socket (%d MiB, page-cached): read+write %.0f MiB/s, sendfile %.0f MiB/s,"
-                            + " sendfile/copy **%.3f**%n", Math.min(total, 256L << 20) >> 20, copy, zero, zero / copy));
-            String summary = "# stream-throughput\n\n" + Machine.describe() + "\n"
-                    + String.format("%d MiB per transfer, median of %d interleaved rounds (after one warm-up round).%n%n",
-                            total >> 20, reps)
-                    + table;
-            Files.writeString(out.resolve("summary.md"), summary);
-            System.out.println(summary);
+                            + " sendfile/copy **%.3f**%n", Math.min(total, 256L << 20) >> 20,
+                    median("java-tipc-file-copy", 0), median("java-tipc-sendfile", 0),
+                    ratio("java-tipc-sendfile", "java-tipc-file-copy", 0)));
+            Results.write(out, "stream-throughput", csv, String.format("%d MiB per transfer; rates are medians of %d interleaved rounds (after one"
+                            + " warm-up round), ratios medians of the ratio within each round.%n%n", total >> 20, reps)
+                    + table);
         }
     }
 }

@@ -6,15 +6,13 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
-import io.hadooptipc.bench.Machine;
+import io.hadooptipc.bench.Results;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
 
 /**
@@ -284,13 +282,13 @@ public final class NativeCallBenchmark {
         }
 
         private double median(Call call, Binding binding) {
-            return median(samples.stream().filter(s -> s.call == call && s.binding == binding)
+            return Results.median(samples.stream().filter(s -> s.call == call && s.binding == binding)
                     .mapToDouble(Sample::nanosPerCall));
         }
 
         /** The median over rounds of the ratio within a round: the two ran side by side, so drift cancels. */
         private double medianRatio(Call call, Binding binding) {
-            return median(IntStream.range(0, rounds).mapToDouble(
+            return Results.median(IntStream.range(0, rounds).mapToDouble(
                     round -> sample(call, binding, round) / sample(call, Binding.JNI, round)));
         }
 
@@ -299,19 +297,12 @@ public final class NativeCallBenchmark {
                     .findFirst().orElseThrow().nanosPerCall;
         }
 
-        private static double median(DoubleStream values) {
-            double[] v = values.sorted().toArray();
-            return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-        }
-
         private void report() throws IOException {
-            Files.createDirectories(out);
             StringBuilder csv = new StringBuilder("call,binding,round,calls,ns_per_call\n");
             for (Sample s : samples) {
                 csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%.1f%n", s.call.id(), s.binding.id(), s.round,
                         s.call.times, s.nanosPerCall));
             }
-            Files.writeString(out.resolve("results.csv"), csv);
 
             StringBuilder table = new StringBuilder(
                     "| call | JNI ns | JNA direct ns | JNA interface ns | JNA direct/JNI | JNA interface/JNI |\n"
@@ -322,16 +313,13 @@ public final class NativeCallBenchmark {
                         median(call, Binding.JNA_INTERFACE), medianRatio(call, Binding.JNA_DIRECT),
                         medianRatio(call, Binding.JNA_INTERFACE)));
             }
-            String summary = "# native-calls\n\n" + Machine.describe() + "\n"
-                    + String.format(Locale.ROOT, "Nanoseconds per call (per send+recv pair) through our JNI shim and"
+            Results.write(out, "native-calls", csv, String.format(Locale.ROOT, "Nanoseconds per call (per send+recv pair) through our JNI shim and"
                             + " through JNA %s, each binding keeping the shim's contract (result or -errno; JNA fills"
                             + " the struct pollfd and takes the direct buffer's address in Java). Medians of %d"
                             + " interleaved rounds (after one warm-up round) of %d, %d and %d calls; ratios are medians"
                             + " of the ratio within each round.%n%n",
                             Native.VERSION, rounds, Call.POLL.times, Call.SEND_RECV_1K.times, Call.SEND_RECV_64K.times)
-                    + table;
-            Files.writeString(out.resolve("summary.md"), summary);
-            System.out.println(summary);
+                    + table);
         }
     }
 }

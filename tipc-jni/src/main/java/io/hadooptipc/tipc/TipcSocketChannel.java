@@ -19,6 +19,9 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
 
     private final Object readLock = new Object();
     private final Object writeLock = new Object();
+    // Made once: a capturing lambda per call would allocate on the hot path.
+    private final DirectIo recv = (b, pos, len) -> TipcNative.recv(fd, b, pos, len);
+    private final DirectIo send = (b, pos, len) -> TipcNative.send(fd, b, pos, len);
     private volatile TipcAddress remote;
     private volatile boolean connected;
 
@@ -113,7 +116,7 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
             if (!dst.hasRemaining()) {
                 return 0;
             }
-            int n = readInto(dst, (b, pos, len) -> TipcNative.recv(fd, b, pos, len));
+            int n = readInto(dst, recv);
             if (n == -TipcException.EAGAIN) {
                 return 0;
             }
@@ -125,7 +128,7 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
     public int write(ByteBuffer src) throws IOException {
         ensureConnected();
         synchronized (writeLock) {
-            int n = writeFrom(src, (b, pos, len) -> TipcNative.send(fd, b, pos, len));
+            int n = writeFrom(src, send);
             return n == -TipcException.EAGAIN ? 0 : check("send to", remote, n);
         }
     }
