@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 SERVICE = (socket.TIPC_ADDR_NAME, 18888, 1, 0)
 PAYLOAD = b"hello over tipc " * 1000
@@ -23,25 +24,24 @@ def serve_once():
         print("ready", flush=True)
         conn, _ = s.accept()
         with conn:
-            data = b""
-            while len(data) < len(PAYLOAD):
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            conn.sendall(data)
+            conn.sendall(recv_all(conn, len(PAYLOAD)))
+
+
+def recv_all(sock, size):
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def client():
     with socket.socket(socket.AF_TIPC, socket.SOCK_STREAM) as s:
-        s.connect((socket.TIPC_ADDR_NAME, 18888, 1, 0))
+        s.connect(SERVICE)
         s.sendall(PAYLOAD)
-        data = b""
-        while len(data) < len(PAYLOAD):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = recv_all(s, len(PAYLOAD))
     if data != PAYLOAD:
         sys.exit(f"client: got {len(data)} bytes back, expected {len(PAYLOAD)} identical")
 
@@ -56,16 +56,19 @@ def round_trip(server_ns, client_ns):
     try:
         if server.stdout.readline().strip() != "ready":
             sys.exit("server did not start")
-        # The name binding reaches other nodes asynchronously; until then a
-        # connect fails with EHOSTUNREACH, so retry the client briefly.
-        for _ in range(50):
-            result = subprocess.run(in_netns(client_ns, "client"), stderr=subprocess.PIPE, text=True)
-            if result.returncode == 0:
+        # The name binding reaches other nodes asynchronously; a connect before it
+        # arrives fails with EHOSTUNREACH, so wait for it in the client's name table.
+        for _ in range(300):
+            table = subprocess.run((["ip", "netns", "exec", client_ns] if client_ns else []) +
+                                   ["tipc", "nametable", "show"], capture_output=True, text=True).stdout
+            if any(line.split()[:1] == [str(SERVICE[1])] for line in table.splitlines()):
                 break
-            if "113" not in result.stderr and "No route" not in result.stderr:
-                sys.exit(result.stderr)
+            time.sleep(0.1)
         else:
-            sys.exit(f"client in {client_ns or 'root'} never reached the server")
+            sys.exit(f"{SERVICE[1]} never appeared in the name table of {client_ns or 'root ns'}")
+        result = subprocess.run(in_netns(client_ns, "client"), stderr=subprocess.PIPE, text=True)
+        if result.returncode != 0:
+            sys.exit(result.stderr)
         if server.wait(timeout=60) != 0:
             sys.exit("server failed")
     finally:
