@@ -6,6 +6,7 @@ import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.IllegalBlockingModeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -55,7 +56,7 @@ public abstract sealed class TipcChannel implements Channel
         ensureOpen();
         synchronized (keys) {
             if (block && !keys.isEmpty()) {
-                throw new java.nio.channels.IllegalBlockingModeException();
+                throw new IllegalBlockingModeException();
             }
             check("fcntl(O_NONBLOCK)", null, TipcNative.setBlocking(fd, block));
             blocking = block;
@@ -146,7 +147,7 @@ public abstract sealed class TipcChannel implements Channel
         synchronized (keys) {
             ensureOpen();
             if (blocking) {
-                throw new java.nio.channels.IllegalBlockingModeException();
+                throw new IllegalBlockingModeException();
             }
             keys.add(key);
         }

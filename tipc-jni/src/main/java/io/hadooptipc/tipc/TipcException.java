@@ -12,6 +12,7 @@ import java.util.Optional;
 public class TipcException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    public static final int EINTR = 4;
     public static final int EPIPE = 32;
     public static final int EAGAIN = 11;
     public static final int EINVAL = 22;
@@ -26,7 +27,7 @@ public class TipcException extends IOException {
     public static final int EINPROGRESS = 115;
 
     private static final Map<Integer, String> NAMES = Map.ofEntries(
-            Map.entry(1, "EPERM"), Map.entry(4, "EINTR"), Map.entry(9, "EBADF"),
+            Map.entry(1, "EPERM"), Map.entry(EINTR, "EINTR"), Map.entry(9, "EBADF"),
             Map.entry(EAGAIN, "EAGAIN"), Map.entry(12, "ENOMEM"), Map.entry(13, "EACCES"),
             Map.entry(EINVAL, "EINVAL"), Map.entry(24, "EMFILE"), Map.entry(EPIPE, "EPIPE"),
             Map.entry(88, "ENOTSOCK"), Map.entry(EMSGSIZE, "EMSGSIZE"), Map.entry(92, "ENOPROTOOPT"),

@@ -69,7 +69,7 @@ public final class TipcSelector implements Closeable {
         ensureOpen();
         int timeout = (int) Math.min(timeoutMillis, Integer.MAX_VALUE);
         int n = TipcNative.epollWait(epfd, events, timeout);
-        if (n == -4) { // EINTR: report nothing selected, like Selector does
+        if (n == -TipcException.EINTR) { // a signal: report nothing selected, like Selector does
             return 0;
         }
         TipcChannel.check("epoll_wait", null, n);
