@@ -15,7 +15,8 @@ enter_testbed() {
   [ -n "${TIPC_TESTBED_NODES:-}" ] && return
   (cd "$root" && mvn -B -q package -DskipTests)
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
-  exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" -- "$@"
+  # Two vCPUs emulated in parallel, as two nodes' processes run in parallel on real machines.
+  TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" -- "$@"
 }
 
 # Starts a server in the background on a node: start_on NODE COMMAND...
