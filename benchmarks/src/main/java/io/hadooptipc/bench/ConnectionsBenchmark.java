@@ -24,6 +24,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.IntStream;
 
@@ -245,6 +247,31 @@ public final class ConnectionsBenchmark {
             return buf.getLong(0);
         }
 
+        /** A new exchange over {@code channel}, one of this fleet's connections. */
+        Exchange exchangeOver(ByteChannel channel) {
+            Exchange e = new Exchange(channel);
+            exchanges.add(e);
+            return e;
+        }
+
+        /**
+         * Handles the exchanges of the selected keys, emptying the set; returns how many
+         * finished their round. Works for both selector APIs: only the key type differs.
+         */
+        static <K> int finishedAmong(int selected, Set<K> keys, Function<K, Object> attachment) throws IOException {
+            if (selected == 0) {
+                throw new IOException(STALLED);
+            }
+            int finished = 0;
+            for (Iterator<K> it = keys.iterator(); it.hasNext(); ) {
+                if (((Exchange) attachment.apply(it.next())).onReadable()) {
+                    finished++;
+                }
+                it.remove();
+            }
+            return finished;
+        }
+
         <C extends Closeable> C add(C channel) {
             channels.add(channel);
             return channel;
@@ -266,9 +293,7 @@ public final class ConnectionsBenchmark {
             control = open(server);
             for (int i = 0; i < connections; i++) {
                 TipcSocketChannel c = open(server).configureBlocking(false);
-                Exchange e = new Exchange(c);
-                exchanges.add(e);
-                selector.register(c, SelectionKey.OP_READ, e);
+                selector.register(c, SelectionKey.OP_READ, exchangeOver(c));
             }
         }
 
@@ -280,18 +305,7 @@ public final class ConnectionsBenchmark {
 
         @Override
         int selectFinished() throws IOException {
-            if (selector.select(STALL_MILLIS) == 0) {
-                throw new IOException(STALLED);
-            }
-            int finished = 0;
-            for (Iterator<TipcSelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
-                TipcSelectionKey key = it.next();
-                it.remove();
-                if (((Exchange) key.attachment()).onReadable()) {
-                    finished++;
-                }
-            }
-            return finished;
+            return finishedAmong(selector.select(STALL_MILLIS), selector.selectedKeys(), TipcSelectionKey::attachment);
         }
     }
 
@@ -303,9 +317,7 @@ public final class ConnectionsBenchmark {
             control = open(server);
             for (int i = 0; i < connections; i++) {
                 SocketChannel c = open(server);
-                Exchange e = new Exchange(c);
-                exchanges.add(e);
-                c.configureBlocking(false).register(selector, SelectionKey.OP_READ, e);
+                c.configureBlocking(false).register(selector, SelectionKey.OP_READ, exchangeOver(c));
             }
         }
 
@@ -317,18 +329,7 @@ public final class ConnectionsBenchmark {
 
         @Override
         int selectFinished() throws IOException {
-            if (selector.select(STALL_MILLIS) == 0) {
-                throw new IOException(STALLED);
-            }
-            int finished = 0;
-            for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
-                SelectionKey key = it.next();
-                it.remove();
-                if (((Exchange) key.attachment()).onReadable()) {
-                    finished++;
-                }
-            }
-            return finished;
+            return finishedAmong(selector.select(STALL_MILLIS), selector.selectedKeys(), SelectionKey::attachment);
         }
     }
 
