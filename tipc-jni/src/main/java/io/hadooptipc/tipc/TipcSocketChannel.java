@@ -109,6 +109,15 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
         return remote;
     }
 
+    /**
+     * Waits until a blocking read would not block (data, end of stream or an error is
+     * pending), for at most {@code timeoutMillis} (-1: forever); false on timeout.
+     * Blocking channels have no read timeout of their own: this is how callers bound one.
+     */
+    public boolean awaitReadable(int timeoutMillis) throws IOException {
+        return await(TipcNative.POLLIN, timeoutMillis, "poll");
+    }
+
     @Override
     public int read(ByteBuffer dst) throws IOException {
         ensureConnected();

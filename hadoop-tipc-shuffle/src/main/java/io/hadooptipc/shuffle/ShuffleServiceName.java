@@ -1,0 +1,51 @@
+package io.hadooptipc.shuffle;
+
+import io.hadooptipc.tipc.TipcScope;
+import io.hadooptipc.tipc.TipcServiceAddress;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+
+/**
+ * The TIPC name of one NodeManager's shuffle service, derived from what a reducer
+ * already has: the address and port in its shuffle URL. The service type is
+ * configured cluster-wide; the instance is a 32-bit FNV-1a hash of the address bytes
+ * and the port. A hash can collide, so the server refuses to publish a name that
+ * someone else already holds, and every response names the server that sent it
+ * ({@link TipcShuffleConfig#SERVER_HEADER}) for the fetcher to check.
+ */
+public record ShuffleServiceName(InetAddress address, int port) {
+    private static final int FNV_OFFSET = 0x811c9dc5;
+    private static final int FNV_PRIME = 0x01000193;
+
+    public ShuffleServiceName {
+        if (port < 0 || port > 0xffff) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+    }
+
+    public int instance() {
+        int h = FNV_OFFSET;
+        for (byte b : address.getAddress()) {
+            h = (h ^ (b & 0xff)) * FNV_PRIME;
+        }
+        h = (h ^ (port >>> 8)) * FNV_PRIME;
+        return (h ^ (port & 0xff)) * FNV_PRIME;
+    }
+
+    public TipcServiceAddress tipcAddress(int serviceType) {
+        return TipcServiceAddress.of(serviceType, instance());
+    }
+
+    /** Loopback names mean "this node" and are published on this node only. */
+    public TipcScope scope() {
+        return address.isLoopbackAddress() ? TipcScope.NODE : TipcScope.CLUSTER;
+    }
+
+    /** {@code 10.0.0.7:13562} or {@code [fd00::7]:13562}: the identity a server states. */
+    @Override
+    public String toString() {
+        String host = address.getHostAddress();
+        return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + port;
+    }
+}

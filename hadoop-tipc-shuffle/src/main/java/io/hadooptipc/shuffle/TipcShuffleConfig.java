@@ -1,0 +1,75 @@
+package io.hadooptipc.shuffle;
+
+import org.apache.hadoop.conf.Configuration;
+
+import java.util.Locale;
+
+/**
+ * Configuration keys of the TIPC shuffle. Defaults are documented in
+ * {@code tipc-shuffle-default.xml}, shipped in this jar. Stock shuffle keys
+ * ({@code mapreduce.shuffle.*}, {@code mapreduce.reduce.shuffle.*}) keep their stock
+ * meaning for both transports.
+ */
+public final class TipcShuffleConfig {
+    public static final String DEFAULT_RESOURCE = "tipc-shuffle-default.xml";
+
+    /** NodeManager: serve map output over TIPC as well as over HTTP/TCP. */
+    public static final String SERVER_ENABLED = "mapreduce.shuffle.tipc.enabled";
+    public static final boolean DEFAULT_SERVER_ENABLED = true;
+
+    /** Both sides: the TIPC service type of shuffle names (the instance comes from address and port). */
+    public static final String SERVICE_TYPE = "mapreduce.shuffle.tipc.service.type";
+    public static final int DEFAULT_SERVICE_TYPE = 18700;
+
+    /** NodeManager: how long to watch the topology service for another holder of our names. */
+    public static final String COLLISION_CHECK_MS = "mapreduce.shuffle.tipc.collision-check.ms";
+    public static final int DEFAULT_COLLISION_CHECK_MS = 500;
+
+    /** NodeManager: the largest request head accepted over TIPC; larger gets 431 and a close. */
+    public static final String MAX_REQUEST_HEAD_BYTES = "mapreduce.shuffle.tipc.max-request-head.bytes";
+    public static final int DEFAULT_MAX_REQUEST_HEAD_BYTES = 64 * 1024;
+
+    /** Job: {@code auto}, {@code tipc} or {@code tcp}; see {@link Transport}. */
+    public static final String TRANSPORT = "mapreduce.shuffle.tipc.transport";
+    public static final Transport DEFAULT_TRANSPORT = Transport.AUTO;
+
+    /** Request header: the server identity the fetcher meant to reach. */
+    public static final String TARGET_HEADER = "X-TIPC-Shuffle-Target";
+    /** Response header: the identity of the server that answered. */
+    public static final String SERVER_HEADER = "X-TIPC-Shuffle-Server";
+
+    private TipcShuffleConfig() {
+    }
+
+    /** Makes every Configuration show this jar's defaults, as mapred-default.xml does for stock keys. */
+    public static void addDefaultResource() {
+        Configuration.addDefaultResource(DEFAULT_RESOURCE);
+    }
+
+    /** Which transport fetchers use. */
+    public enum Transport {
+        /** TIPC to hosts that publish the service, HTTP/TCP otherwise and on any TIPC failure. */
+        AUTO,
+        /** TIPC only: a TIPC failure fails the fetch (stock retry rules apply) instead of falling back. */
+        TIPC,
+        /** The stock HTTP/TCP shuffle, untouched. */
+        TCP;
+
+        public static Transport of(Configuration conf) {
+            String value = conf.getTrimmed(TRANSPORT, DEFAULT_TRANSPORT.name());
+            try {
+                return valueOf(value.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(TRANSPORT + " must be auto, tipc or tcp, not '" + value + "'");
+            }
+        }
+    }
+
+    public static int serviceType(Configuration conf) {
+        int type = conf.getInt(SERVICE_TYPE, DEFAULT_SERVICE_TYPE);
+        if (type >= 0 && type < 64) { // 0..63 are reserved by TIPC
+            throw new IllegalArgumentException(SERVICE_TYPE + " must not be in TIPC's reserved range 0-63: " + type);
+        }
+        return type;
+    }
+}

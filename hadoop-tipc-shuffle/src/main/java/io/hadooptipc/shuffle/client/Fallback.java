@@ -1,0 +1,19 @@
+package io.hadooptipc.shuffle.client;
+
+/** Why a fetch request went over HTTP/TCP, with the counter that records it. */
+enum Fallback {
+    TIPC_UNAVAILABLE(TipcShuffleCounter.FALLBACK_TIPC_UNAVAILABLE, "TIPC is not available on this node"),
+    NOT_PUBLISHED(TipcShuffleCounter.FALLBACK_NOT_PUBLISHED, "the host does not publish the TIPC shuffle service"),
+    CONNECT_FAILED(TipcShuffleCounter.FALLBACK_CONNECT_FAILED, "the TIPC connection failed before a response"),
+    MISDIRECTED(TipcShuffleCounter.FALLBACK_MISDIRECTED, "the TIPC name led to another server"),
+    MID_TRANSFER(TipcShuffleCounter.FALLBACK_MID_TRANSFER, "the TIPC connection failed mid-transfer"),
+    CONFIGURED(TipcShuffleCounter.TCP_BY_CONFIGURATION, "mapreduce.shuffle.tipc.transport is tcp");
+
+    final TipcShuffleCounter counter;
+    final String reason;
+
+    Fallback(TipcShuffleCounter counter, String reason) {
+        this.counter = counter;
+        this.reason = reason;
+    }
+}

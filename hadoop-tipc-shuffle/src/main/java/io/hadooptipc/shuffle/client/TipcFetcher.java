@@ -1,0 +1,38 @@
+package io.hadooptipc.shuffle.client;
+
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.Reporter;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.task.reduce.ExceptionReporter;
+import org.apache.hadoop.mapreduce.task.reduce.Fetcher;
+import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
+
+import javax.crypto.SecretKey;
+import java.net.URL;
+
+/**
+ * The stock Fetcher with one change: its connection to a map host is a
+ * {@link TipcShuffleConnection}. The fetch loop, hash checks, penalties, retries and
+ * memory reservation are Hadoop's own; overriding only {@code openConnection} is also
+ * what keeps one source for Hadoop 3.4 (Fetcher extends Thread) and 3.5 (extends
+ * SubjectInheritingThread).
+ */
+public class TipcFetcher<K, V> extends Fetcher<K, V> {
+    private final TransportRoutes routes;
+    private final TransferCounters counters;
+
+    TipcFetcher(JobConf job, TaskAttemptID reduceId, ShuffleSchedulerImpl<K, V> scheduler, MergeManager<K, V> merger,
+                Reporter reporter, ShuffleClientMetrics metrics, ExceptionReporter exceptionReporter,
+                SecretKey shuffleKey, TransportRoutes routes) {
+        super(job, reduceId, scheduler, merger, reporter, metrics, exceptionReporter, shuffleKey);
+        this.routes = routes;
+        this.counters = new TransferCounters(reporter);
+    }
+
+    @Override
+    protected synchronized void openConnection(URL url) {
+        connection = new TipcShuffleConnection(url, routes, counters);
+    }
+}

@@ -1,0 +1,23 @@
+package io.hadooptipc.shuffle.client;
+
+/**
+ * Job counters of the TIPC shuffle, group "TIPC Shuffle" (display names in
+ * TipcShuffleCounter.properties). Bytes are map-output bytes, as in the stock
+ * REDUCE_SHUFFLE_BYTES, counted for the transport that delivered a map output's
+ * last byte. Each FALLBACK_* counts fetch requests that went over HTTP/TCP for
+ * that reason; ENCRYPTED_SHUFFLE_TASKS counts reduce tasks that left the whole
+ * shuffle to the stock HTTPS fetchers.
+ */
+public enum TipcShuffleCounter {
+    TIPC_BYTES,
+    TCP_BYTES,
+    TIPC_MAP_OUTPUTS,
+    TCP_MAP_OUTPUTS,
+    FALLBACK_TIPC_UNAVAILABLE,
+    FALLBACK_NOT_PUBLISHED,
+    FALLBACK_CONNECT_FAILED,
+    FALLBACK_MISDIRECTED,
+    FALLBACK_MID_TRANSFER,
+    TCP_BY_CONFIGURATION,
+    ENCRYPTED_SHUFFLE_TASKS
+}

@@ -1,0 +1,21 @@
+package io.hadooptipc.shuffle.client;
+
+import org.apache.hadoop.mapred.Reporter;
+
+/** Feeds the task's "TIPC Shuffle" counters. */
+final class TransferCounters {
+    private final Reporter reporter;
+
+    TransferCounters(Reporter reporter) {
+        this.reporter = reporter;
+    }
+
+    void fallback(Fallback why) {
+        reporter.incrCounter(why.counter, 1);
+    }
+
+    void mapOutput(boolean viaTipc, long bytes) {
+        reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_MAP_OUTPUTS : TipcShuffleCounter.TCP_MAP_OUTPUTS, 1);
+        reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_BYTES : TipcShuffleCounter.TCP_BYTES, bytes);
+    }
+}

@@ -1,0 +1,167 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.tipc.Tipc;
+import io.hadooptipc.tipc.TipcAvailability;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.JobID;
+import org.apache.hadoop.security.token.SecretManager;
+import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.crypto.SecretKey;
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code mapreduce_shuffle} aux service with a TIPC transport. It is the stock
+ * ShuffleHandler (the HTTP/TCP shuffle, job tokens, recovery and metrics are all
+ * stock), plus a {@link TipcShuffleServer} that serves the same requests, with the
+ * same tokens, under a TIPC name for each of this node's addresses
+ * ({@link ShuffleServiceName}). Without AF_TIPC it logs why once and is exactly
+ * the stock handler.
+ */
+public class TipcShuffleHandler extends ShuffleHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleHandler.class);
+
+    private final TipcShuffleMetrics tipcMetrics = new TipcShuffleMetrics();
+    private LocalMapOutputStore store;
+    private TipcShuffleServer tipc;
+
+    @Override
+    protected void serviceInit(Configuration conf) throws Exception {
+        TipcShuffleConfig.addDefaultResource();
+        super.serviceInit(conf);
+    }
+
+    @Override
+    protected void serviceStart() throws Exception {
+        super.serviceStart();
+        Configuration conf = getConfig();
+        if (!conf.getBoolean(TipcShuffleConfig.SERVER_ENABLED, TipcShuffleConfig.DEFAULT_SERVER_ENABLED)) {
+            LOG.info("TIPC shuffle disabled by {}; serving HTTP/TCP only", TipcShuffleConfig.SERVER_ENABLED);
+            return;
+        }
+        TipcAvailability availability = Tipc.availability();
+        if (!availability.isAvailable()) {
+            LOG.warn("TIPC shuffle not started, serving HTTP/TCP only: {}", availability);
+            return;
+        }
+        int port = deserializeMetaData(getMetaData());
+        int type = TipcShuffleConfig.serviceType(conf);
+        Duration check = Duration.ofMillis(conf.getInt(TipcShuffleConfig.COLLISION_CHECK_MS,
+                TipcShuffleConfig.DEFAULT_COLLISION_CHECK_MS));
+        List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, localNames(port), check);
+        if (names.isEmpty()) {
+            LOG.warn("TIPC shuffle not started: every name of this node is taken (see errors above)");
+            return;
+        }
+        store = new LocalMapOutputStore(getAuxiliaryLocalPathHandler()::getLocalPathForRead, new JobConf(conf));
+        Set<String> identities = new LinkedHashSet<>();
+        names.forEach(n -> identities.add(n.toString()));
+        ShuffleResponder responder = new ShuffleResponder(jobs(), store, identities, responderSettings(conf, port),
+                tipcMetrics);
+        tipc = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf), type, names);
+        ms.register(TipcShuffleMetrics.NAME, "Map output served over TIPC", tipcMetrics);
+        List<String> published = new ArrayList<>();
+        names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
+        LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
+    }
+
+    @Override
+    protected void serviceStop() throws Exception {
+        if (tipc != null) {
+            tipc.close();
+            tipc = null;
+            ms.unregisterSource(TipcShuffleMetrics.NAME);
+        }
+        super.serviceStop();
+    }
+
+    @Override
+    public void stopApplication(ApplicationTerminationContext context) {
+        super.stopApplication(context);
+        if (store != null) {
+            store.removeJob(new JobID(Long.toString(context.getApplicationId().getClusterTimestamp()),
+                    context.getApplicationId().getId()).toString());
+        }
+    }
+
+    /** What was served over TIPC; the stock {@code ShuffleMetrics} source counts HTTP/TCP. */
+    public TipcShuffleMetrics tipcMetrics() {
+        return tipcMetrics;
+    }
+
+    /** Whether the TIPC transport is serving (false: HTTP/TCP only, the reason is logged). */
+    public boolean isServingTipc() {
+        return tipc != null;
+    }
+
+    private JobRegistry jobs() {
+        // Read the stock fields on every call: the stock handler replaces them when it (re)starts.
+        return new JobRegistry() {
+            @Override
+            public SecretKey secret(String jobId) {
+                try {
+                    return secretManager.retrieveTokenSecret(jobId);
+                } catch (SecretManager.InvalidToken unknownJob) {
+                    return null;
+                }
+            }
+
+            @Override
+            public String user(String jobId) {
+                return userRsrc.get(jobId);
+            }
+        };
+    }
+
+    private static ShuffleResponder.Settings responderSettings(Configuration conf, int port) {
+        return new ShuffleResponder.Settings(port,
+                conf.getBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED),
+                keepAliveSeconds(conf),
+                conf.getBoolean(SHUFFLE_MANAGE_OS_CACHE, DEFAULT_SHUFFLE_MANAGE_OS_CACHE),
+                conf.getInt(SHUFFLE_READAHEAD_BYTES, DEFAULT_SHUFFLE_READAHEAD_BYTES));
+    }
+
+    private static TipcShuffleServer.Settings serverSettings(Configuration conf) {
+        int threads = conf.getInt(MAX_SHUFFLE_THREADS, DEFAULT_MAX_SHUFFLE_THREADS);
+        return new TipcShuffleServer.Settings(
+                conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS),
+                threads > 0 ? threads : 2 * Runtime.getRuntime().availableProcessors(),
+                conf.getInt(TipcShuffleConfig.MAX_REQUEST_HEAD_BYTES, TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES),
+                keepAliveSeconds(conf) * 1000);
+    }
+
+    private static int keepAliveSeconds(Configuration conf) {
+        return Math.max(1, conf.getInt(SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT, DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT));
+    }
+
+    /** A name for every address of every interface that is up, except IPv6 link-local ones. */
+    static List<ShuffleServiceName> localNames(int port) throws SocketException {
+        List<ShuffleServiceName> names = new ArrayList<>();
+        for (NetworkInterface nic : NetworkInterface.networkInterfaces().toList()) {
+            if (!nic.isUp()) {
+                continue;
+            }
+            for (InetAddress a : nic.inetAddresses().toList()) {
+                if (!(a instanceof Inet6Address && a.isLinkLocalAddress())) {
+                    names.add(new ShuffleServiceName(a, port));
+                }
+            }
+        }
+        return names;
+    }
+}

@@ -1,0 +1,59 @@
+package io.hadooptipc.shuffle.server;
+
+import org.apache.hadoop.metrics2.MetricsCollector;
+import org.apache.hadoop.metrics2.MetricsSource;
+import org.apache.hadoop.metrics2.lib.MetricsRegistry;
+import org.apache.hadoop.metrics2.lib.MutableCounterInt;
+import org.apache.hadoop.metrics2.lib.MutableCounterLong;
+import org.apache.hadoop.metrics2.lib.MutableGaugeInt;
+
+/**
+ * What the NodeManager served over TIPC, as a metrics2 source named
+ * {@value #NAME}. Its figures carry the names of the stock {@code ShuffleMetrics}
+ * source, which keeps counting the HTTP/TCP transport: the two sources side by side
+ * are the per-transport view.
+ */
+public final class TipcShuffleMetrics implements MetricsSource {
+    public static final String NAME = "TipcShuffleMetrics";
+
+    private final MetricsRegistry registry = new MetricsRegistry(NAME)
+            .setContext("mapred").tag("Transport", "Shuffle transport", "tipc");
+
+    final MutableCounterLong outputBytes =
+            registry.newCounter("ShuffleOutputBytes", "Map output bytes sent over TIPC", 0L);
+    final MutableCounterInt outputsOk =
+            registry.newCounter("ShuffleOutputsOK", "Map outputs sent in full over TIPC", 0);
+    final MutableCounterInt outputsFailed =
+            registry.newCounter("ShuffleOutputsFailed", "Map outputs that failed over TIPC", 0);
+    final MutableCounterInt connections =
+            registry.newCounter("ShuffleConnections", "TIPC shuffle connections accepted", 0);
+    final MutableCounterInt requestsRejected =
+            registry.newCounter("ShuffleRequestsRejected", "TIPC requests answered with an error status", 0);
+    final MutableGaugeInt openConnections =
+            registry.newGauge("ShuffleOpenConnections", "Open TIPC shuffle connections", 0);
+
+    @Override
+    public void getMetrics(MetricsCollector collector, boolean all) {
+        registry.snapshot(collector.addRecord(registry.info()), all);
+    }
+
+    public long outputBytes() {
+        return outputBytes.value();
+    }
+
+    public int outputsOk() {
+        return outputsOk.value();
+    }
+
+    public int outputsFailed() {
+        return outputsFailed.value();
+    }
+
+    public int connections() {
+        return connections.value();
+    }
+
+    public int requestsRejected() {
+        return requestsRejected.value();
+    }
+}
