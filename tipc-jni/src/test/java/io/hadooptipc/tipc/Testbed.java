@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * network namespace (setns affects only the calling thread), so sockets it opens
  * belong to that node. Other programs run there through {@code ip netns exec}.
  */
-final class Testbed {
+public final class Testbed {
     private static final int CLONE_NEWNET = 0x40000000;
     private static final int O_RDONLY = 0;
     private static final Map<String, ExecutorService> NODES = new ConcurrentHashMap<>();
@@ -43,7 +43,7 @@ final class Testbed {
     }
 
     /** The number of nodes the testbed started, from TIPC_TESTBED_NODES; fails outside the testbed. */
-    static int nodeCount() {
+    public static int nodeCount() {
         String n = System.getenv("TIPC_TESTBED_NODES");
         if (n == null) {
             throw new IllegalStateException("not inside the TIPC testbed: run via src/test/testbed/tipc-vm --nodes N");
@@ -64,16 +64,16 @@ final class Testbed {
     }
 
     /** Runs {@code work} on node {@code name} and waits for its result. */
-    static <T> T on(String name, Callable<T> work) throws Exception {
+    public static <T> T on(String name, Callable<T> work) throws Exception {
         return get(node(name).submit(work));
     }
 
     /** Starts {@code work} on node {@code name}. */
-    static <T> Future<T> start(String name, Callable<T> work) {
+    public static <T> Future<T> start(String name, Callable<T> work) {
         return node(name).submit(work);
     }
 
-    static <T> T get(Future<T> f) throws Exception {
+    public static <T> T get(Future<T> f) throws Exception {
         try {
             return f.get(5, TimeUnit.MINUTES);
         } catch (java.util.concurrent.ExecutionException e) {
@@ -85,7 +85,7 @@ final class Testbed {
     }
 
     /** The TIPC node address of node {@code name}. */
-    static int address(String name) throws Exception {
+    public static int address(String name) throws Exception {
         return on(name, Tipc::ownNodeAddress);
     }
 
@@ -99,19 +99,19 @@ final class Testbed {
     }
 
     /** Debian's python3, whose socket module has AF_TIPC. */
-    static String python() {
+    public static String python() {
         return Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
     }
 
     /** Starts {@code command} in node {@code name} via {@code ip netns exec}. */
-    static Process exec(String name, String... command) throws IOException {
+    public static Process exec(String name, String... command) throws IOException {
         List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", name));
         full.addAll(List.of(command));
         return new ProcessBuilder(full).redirectErrorStream(true).start();
     }
 
     /** Waits for a process and returns its output; fails with the output if it exits non-zero. */
-    static String output(Process p, Duration timeout) throws Exception {
+    public static String output(Process p, Duration timeout) throws Exception {
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("process did not finish within " + timeout + ": "
@@ -128,7 +128,7 @@ final class Testbed {
      * Waits, through the topology service of node {@code name}, until some socket has
      * bound {@code service}: the way to avoid EHOSTUNREACH from connecting too early.
      */
-    static void awaitPublished(String name, TipcServiceAddress service, Duration timeout) throws Exception {
+    public static void awaitPublished(String name, TipcServiceAddress service, Duration timeout) throws Exception {
         on(name, () -> {
             try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
                 topology.subscribe(TipcServiceRange.of(service), TipcTopologyChannel.Mode.FIRST_AND_LAST, timeout);

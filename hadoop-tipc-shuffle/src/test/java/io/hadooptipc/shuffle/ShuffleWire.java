@@ -1,0 +1,94 @@
+package io.hadooptipc.shuffle;
+
+import org.apache.hadoop.io.WritableUtils;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
+
+import javax.crypto.SecretKey;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Builds shuffle requests and takes shuffle responses apart, as a reducer would, for tests. */
+public final class ShuffleWire {
+    public static final String JOB = "job_1700000000000_0001";
+    public static final String USER = System.getProperty("user.name");
+
+    public static String map(int i) {
+        return String.format("attempt_1700000000000_0001_m_%06d_0", i);
+    }
+
+    public static SecretKey key(String secret) {
+        return JobTokenSecretManager.createSecretKey(secret.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static String uri(String job, int reduce, String... maps) {
+        return "/mapOutput?job=" + job + "&reduce=" + reduce + "&map=" + String.join(",", maps);
+    }
+
+    /** The UrlHash a fetcher holding {@code key} sends for {@code uri} on a server's HTTP port. */
+    public static String urlHash(String uri, int httpPort, SecretKey key) throws IOException {
+        return SecureShuffleUtils.hashFromString(
+                SecureShuffleUtils.buildMsgFrom(new URL("http", "localhost", httpPort, uri)), key);
+    }
+
+    /** A request head as the stock fetcher sends it; null hash or target leaves the header out. */
+    public static HttpHead request(String uri, String urlHash, String target) {
+        HttpHead.Builder b = HttpHead.builder("GET " + uri + " HTTP/1.1")
+                .field(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
+                .field(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
+        if (urlHash != null) {
+            b.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH, urlHash);
+        }
+        if (target != null) {
+            b.field(TipcShuffleConfig.TARGET_HEADER, target);
+        }
+        return b.build();
+    }
+
+    /** One map output as framed in a response body. */
+    public record Frame(String mapId, long rawLength, int reduce, byte[] data) {
+    }
+
+    /** A whole response: its head and, for 200, its frames; otherwise its text body. */
+    public record Response(HttpHead head, int status, List<Frame> frames, String text) {
+    }
+
+    public static Response parse(byte[] bytes) throws IOException {
+        int end = HttpHead.endOf(bytes, 0, bytes.length);
+        if (end < 0) {
+            throw new IOException("no complete response head in " + bytes.length + " bytes");
+        }
+        HttpHead head = HttpHead.parse(bytes, 0, end);
+        int status = Integer.parseInt(head.startLine().split(" ")[1]);
+        byte[] body = Arrays.copyOfRange(bytes, end, bytes.length);
+        long length = Long.parseLong(head.field("Content-Length"));
+        if (length != body.length) {
+            throw new IOException("Content-Length " + length + " but " + body.length + " body bytes");
+        }
+        if (status != 200) {
+            return new Response(head, status, List.of(), new String(body, StandardCharsets.UTF_8));
+        }
+        List<Frame> frames = new ArrayList<>();
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(body));
+        while (in.available() > 0) {
+            String mapId = WritableUtils.readStringSafely(in, 1000);
+            long compressed = WritableUtils.readVLong(in);
+            long raw = WritableUtils.readVLong(in);
+            int reduce = WritableUtils.readVInt(in);
+            byte[] data = new byte[Math.toIntExact(compressed)];
+            in.readFully(data);
+            frames.add(new Frame(mapId, raw, reduce, data));
+        }
+        return new Response(head, status, frames, null);
+    }
+
+    private ShuffleWire() {
+    }
+}

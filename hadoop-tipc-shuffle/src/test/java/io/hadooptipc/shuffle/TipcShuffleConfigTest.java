@@ -1,0 +1,40 @@
+package io.hadooptipc.shuffle;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TipcShuffleConfigTest {
+
+    @Test
+    void shippedDefaultsMatchTheCode() {
+        Configuration shipped = new Configuration(false);
+        shipped.addResource(TipcShuffleConfig.DEFAULT_RESOURCE);
+        assertEquals(TipcShuffleConfig.DEFAULT_SERVER_ENABLED, shipped.getBoolean(TipcShuffleConfig.SERVER_ENABLED, false));
+        assertEquals(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, shipped.getInt(TipcShuffleConfig.SERVICE_TYPE, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_COLLISION_CHECK_MS, shipped.getInt(TipcShuffleConfig.COLLISION_CHECK_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES, shipped.getInt(TipcShuffleConfig.MAX_REQUEST_HEAD_BYTES, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
+        int documented = 0;
+        for (var entry : shipped) {
+            assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
+            documented++;
+        }
+        assertEquals(5, documented, "every key in tipc-shuffle-default.xml is checked above");
+    }
+
+    @Test
+    void badValuesGetClearErrors() {
+        Configuration conf = new Configuration(false);
+        conf.set(TipcShuffleConfig.TRANSPORT, "udp");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TipcShuffleConfig.Transport.of(conf));
+        assertTrue(e.getMessage().contains("auto, tipc or tcp"), e.getMessage());
+        conf.setInt(TipcShuffleConfig.SERVICE_TYPE, 1);
+        assertThrows(IllegalArgumentException.class, () -> TipcShuffleConfig.serviceType(conf));
+        conf.set(TipcShuffleConfig.TRANSPORT, " TIPC ");
+        assertEquals(TipcShuffleConfig.Transport.TIPC, TipcShuffleConfig.Transport.of(conf));
+    }
+}
