@@ -18,10 +18,21 @@ public record ShuffleServiceName(InetAddress address, int port) {
     private static final int FNV_OFFSET = 0x811c9dc5;
     private static final int FNV_PRIME = 0x01000193;
 
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
     public ShuffleServiceName {
         if (port < 0 || port > 0xffff) {
             throw new IllegalArgumentException("port out of range: " + port);
         }
+    }
+
+    /**
+     * The name for an address as either side sees it. Every loopback address (127.0.1.1,
+     * which Debian maps the host name to, as well as 127.0.0.1 and ::1) means this host,
+     * so all of them share the one name of the loopback address.
+     */
+    public static ShuffleServiceName of(InetAddress address, int port) {
+        return new ShuffleServiceName(address.isLoopbackAddress() ? LOOPBACK : address, port);
     }
 
     public int instance() {

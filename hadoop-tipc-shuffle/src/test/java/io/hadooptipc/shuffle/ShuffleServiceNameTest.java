@@ -36,7 +36,11 @@ class ShuffleServiceNameTest {
 
     @Test
     void loopbackIsNodeScopedAndIpv6IsBracketed() throws Exception {
-        assertEquals(TipcScope.NODE, new ShuffleServiceName(InetAddress.getByName("127.0.0.1"), 1).scope());
+        assertEquals(TipcScope.NODE, ShuffleServiceName.of(InetAddress.getByName("127.0.0.1"), 1).scope());
+        assertEquals(ShuffleServiceName.of(InetAddress.getByName("127.0.0.1"), 1),
+                ShuffleServiceName.of(InetAddress.getByName("127.0.1.1"), 1), "every loopback address is this host");
+        assertEquals(ShuffleServiceName.of(InetAddress.getByName("::1"), 1),
+                ShuffleServiceName.of(InetAddress.getByName("127.0.0.1"), 1));
         ShuffleServiceName v6 = new ShuffleServiceName(InetAddress.getByName("fd00::7"), 13562);
         assertEquals("[fd00:0:0:0:0:0:0:7]:13562", v6.toString());
         assertNotEquals(v6.instance(), new ShuffleServiceName(InetAddress.getByName("fd00::8"), 13562).instance());

@@ -68,7 +68,7 @@ final class TransportRoutes {
         if (earlier != null) {
             return new Route(null, earlier);
         }
-        return new Route(new ShuffleServiceName(InetAddress.getByName(url.getHost()), url.getPort()), null);
+        return new Route(ShuffleServiceName.of(InetAddress.getByName(url.getHost()), url.getPort()), null);
     }
 
     /** Records that TIPC failed for the URL's host; the first time, says why in the log. */

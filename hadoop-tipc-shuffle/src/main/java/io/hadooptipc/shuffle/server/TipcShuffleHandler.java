@@ -151,17 +151,17 @@ public class TipcShuffleHandler extends ShuffleHandler {
 
     /** A name for every address of every interface that is up, except IPv6 link-local ones. */
     static List<ShuffleServiceName> localNames(int port) throws SocketException {
-        List<ShuffleServiceName> names = new ArrayList<>();
+        Set<ShuffleServiceName> names = new LinkedHashSet<>();
         for (NetworkInterface nic : NetworkInterface.networkInterfaces().toList()) {
             if (!nic.isUp()) {
                 continue;
             }
             for (InetAddress a : nic.inetAddresses().toList()) {
                 if (!(a instanceof Inet6Address && a.isLinkLocalAddress())) {
-                    names.add(new ShuffleServiceName(a, port));
+                    names.add(ShuffleServiceName.of(a, port));
                 }
             }
         }
-        return names;
+        return List.copyOf(names);
     }
 }
