@@ -50,7 +50,7 @@ class WordCountShuffleTest {
             MiniShuffleCluster.Result ours = cluster.wordCount(work.resolve("in"), work.resolve("tipc-fetch"),
                     TipcShuffleConsumer.class, REDUCES, Map.of());
 
-            assertCorrect(stock);
+            assertCorrect(counts, stock);
             assertSameOutput(stock, ours);
             Counters c = ours.counters();
             long shuffled = c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue();
@@ -69,7 +69,7 @@ class WordCountShuffleTest {
         try (MiniShuffleCluster cluster = MiniShuffleCluster.start("stock-handler", ShuffleHandler.class, 2)) {
             MiniShuffleCluster.Result ours = cluster.wordCount(work.resolve("in"), work.resolve("stock-handler"),
                     TipcShuffleConsumer.class, REDUCES, Map.of());
-            assertCorrect(ours);
+            assertCorrect(counts, ours);
             Counters c = ours.counters();
             assertEquals(c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue(), value(c, TipcShuffleCounter.TCP_BYTES));
         }
@@ -80,7 +80,7 @@ class WordCountShuffleTest {
     }
 
     /** The merged, sorted output equals the word counts computed here from the input. */
-    static void assertCorrect(MiniShuffleCluster.Result r) {
+    static void assertCorrect(Map<String, Integer> counts, MiniShuffleCluster.Result r) {
         String sorted = Arrays.stream(r.text().split("\n")).sorted().collect(Collectors.joining("\n", "", "\n"));
         assertEquals(MiniShuffleCluster.expected(counts), sorted);
     }

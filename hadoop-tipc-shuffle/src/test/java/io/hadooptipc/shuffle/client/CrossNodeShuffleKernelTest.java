@@ -1,0 +1,208 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.MapOutputFixture;
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.ShuffleWire;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.shuffle.server.TipcShuffleHandler;
+import io.hadooptipc.tipc.Testbed;
+import io.hadooptipc.tipc.Tipc;
+import io.hadooptipc.tipc.TipcServiceAddress;
+import io.hadooptipc.tipc.TipcSocketChannel;
+import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URL;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The transport across a real TIPC link: our mapreduce_shuffle handler in node n1
+ * serving generated map outputs, fetches from node n2, verified by checksum.
+ * Also what must be refused over TIPC, and a bearer taken down mid-transfer.
+ */
+@Tag("tipc-kernel")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class CrossNodeShuffleKernelTest {
+    static final int MAPS = 8;
+    static final int REDUCES = 2;
+    static final int PARTITION = 4 << 20;
+    static final String SERVER_IP = "10.210.0.1";
+
+    @TempDir
+    static Path local;
+    static MapOutputFixture outputs;
+    static TipcShuffleHandler handler;
+    static int port;
+
+    @BeforeAll
+    static void serve() throws Exception {
+        outputs = new MapOutputFixture(local, MAPS, REDUCES, PARTITION);
+        handler = Testbed.on("n1", () -> {
+            YarnConfiguration conf = new YarnConfiguration();
+            conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
+            conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
+            TipcShuffleHandler h = new TipcShuffleHandler();
+            h.setAuxiliaryLocalPathHandler(outputs.localDirs());
+            h.init(conf);
+            h.start();
+            h.initializeApplication(outputs.application());
+            return h;
+        });
+        assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
+        port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
+        Testbed.awaitPublished("n2", name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (handler != null) {
+            Testbed.on("n1", () -> {
+                handler.stop();
+                return null;
+            });
+        }
+    }
+
+    static ShuffleServiceName name() throws IOException {
+        return ShuffleServiceName.of(InetAddress.getByName(SERVER_IP), port);
+    }
+
+    @Test
+    @Order(1)
+    void fetchesTensOfMegabytesAcrossTheLinkByChecksum() throws Exception {
+        CountingReporter reporter = new CountingReporter();
+        for (int reduce = 0; reduce < REDUCES; reduce++) {
+            int r = reduce;
+            Testbed.on("n2", () -> fetchAndVerify(r, reporter, null));
+        }
+        long total = (long) MAPS * REDUCES * PARTITION;
+        assertEquals(total, reporter.get(TipcShuffleCounter.TIPC_BYTES));
+        assertEquals(MAPS * REDUCES, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(0, reporter.get(TipcShuffleCounter.TCP_BYTES));
+        for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
+            if (c.name().startsWith("FALLBACK_")) {
+                assertEquals(0, reporter.get(c), c.name());
+            }
+        }
+        assertEquals(total, handler.tipcMetrics().outputBytes());
+    }
+
+    @Test
+    @Order(2)
+    void refusesOverTipcWhatItMustRefuse() throws Exception {
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
+        String good = ShuffleWire.urlHash(uri, port, outputs.key);
+        String target = name().toString();
+        assertEquals(200, status(raw(ShuffleWire.request(uri, good, target).encode())), "control: a good request");
+        assertEquals(401, status(raw(ShuffleWire.request(uri, null, target).encode())), "missing UrlHash");
+        assertEquals(401, status(raw(ShuffleWire.request(uri, good.replace(good.charAt(3), good.charAt(3) == 'A' ? 'B' : 'A'), target).encode())), "wrong UrlHash");
+        assertEquals(401, status(raw(ShuffleWire.request(uri, ShuffleWire.urlHash(uri, port, ShuffleWire.key("another job")), target).encode())), "another job's token");
+        String traversal = "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=../../../../etc/passwd";
+        assertEquals(400, status(raw(ShuffleWire.request(traversal, ShuffleWire.urlHash(traversal, port, outputs.key), target).encode())), "path traversal");
+        assertEquals(400, status(raw("GET / HTTP/1.1\r\nno header\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1))), "malformed HTTP");
+        byte[] huge = ("GET /" + "x".repeat(70_000) + " HTTP/1.1\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals(431, status(raw(huge)), "oversized head");
+    }
+
+    @Test
+    @Order(3)
+    void bearerDownMidTransferResumesOverTcpWithIdenticalBytes() throws Exception {
+        CountingReporter reporter = new CountingReporter();
+        try {
+            Testbed.on("n2", () -> fetchAndVerify(0, reporter, () -> {
+                Process p = Testbed.exec("n2", "tipc", "bearer", "disable", "media", "eth", "device", "eth0");
+                assertEquals(0, p.waitFor(), "tipc bearer disable");
+            }));
+        } finally {
+            Testbed.exec("n2", "tipc", "bearer", "enable", "media", "eth", "device", "eth0").waitFor();
+        }
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_MID_TRANSFER));
+        assertTrue(reporter.get(TipcShuffleCounter.TCP_BYTES) > 0, "the tail came over TCP");
+        assertEquals((long) MAPS * PARTITION,
+                reporter.get(TipcShuffleCounter.TIPC_BYTES) + reporter.get(TipcShuffleCounter.TCP_BYTES));
+    }
+
+    /** Fetches every map's partition for {@code reduce} as a fetcher in this thread's node would, checking each CRC. */
+    private static Void fetchAndVerify(int reduce, CountingReporter reporter, Interruption midway) throws Exception {
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, reduce, outputs.mapIds().toArray(String[]::new));
+        URL url = new URL("http", SERVER_IP, port, uri);
+        TransportRoutes routes = new TransportRoutes(Transport.AUTO, TipcShuffleConfig.DEFAULT_SERVICE_TYPE,
+                Tipc.availability());
+        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, new TransferCounters(reporter));
+        String hash = ShuffleWire.urlHash(uri, port, outputs.key);
+        c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
+        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
+        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
+        c.setReadTimeout(60_000);
+        c.connect();
+        assertEquals(200, c.getResponseCode());
+        SecureShuffleUtils.verifyReply(c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), hash, outputs.key);
+        try (DataInputStream in = new DataInputStream(c.getInputStream())) {
+            byte[] data = new byte[PARTITION];
+            for (int m = 0; m < MAPS; m++) {
+                ShuffleHeader header = new ShuffleHeader();
+                header.readFields(in);
+                in.readFully(data, 0, PARTITION / 2);
+                if (m == 1 && midway != null) {
+                    midway.run();
+                }
+                in.readFully(data, PARTITION / 2, PARTITION / 2);
+                CRC32C crc = new CRC32C();
+                crc.update(data);
+                assertEquals(outputs.crc(m, reduce), crc.getValue(), "map " + m + " reduce " + reduce);
+            }
+            assertEquals(-1, in.read(), "nothing after the last map output");
+        } finally {
+            c.disconnect();
+        }
+        return null;
+    }
+
+    /** Sends raw bytes to the service over TIPC from n2 and returns everything the server sent until it closed. */
+    private static byte[] raw(byte[] request) throws Exception {
+        TipcServiceAddress service = name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE);
+        return Testbed.on("n2", () -> {
+            try (TipcSocketChannel ch = TipcSocketChannel.open(service)) {
+                ch.writeFully(ByteBuffer.wrap(request));
+                ByteArrayOutputStream got = new ByteArrayOutputStream();
+                ByteBuffer buf = ByteBuffer.allocate(1 << 16);
+                while (ch.awaitReadable(30_000) && ch.read(buf.clear()) > 0) {
+                    got.write(buf.array(), 0, buf.position());
+                }
+                return got.toByteArray();
+            }
+        });
+    }
+
+    private static int status(byte[] response) {
+        String head = new String(response, 0, Math.min(response.length, 64), StandardCharsets.ISO_8859_1);
+        return Integer.parseInt(head.split(" ")[1]);
+    }
+
+    @FunctionalInterface
+    interface Interruption {
+        void run() throws Exception;
+    }
+}
