@@ -49,6 +49,8 @@ public final class MiniShuffleCluster implements AutoCloseable {
         conf.setInt(YarnConfiguration.NM_PMEM_MB, 4096);
         conf.setInt(YarnConfiguration.NM_VCORES, 4);
         conf.setBoolean("yarn.minicluster.fixed.ports", false);
+        // Hadoop 3.4's MR AM (Guice 4 cglib) reflects into java.lang, closed by default on Java 17.
+        conf.set("yarn.app.mapreduce.am.admin-command-opts", "--add-opens java.base/java.lang=ALL-UNNAMED");
         cluster.init(conf);
         cluster.start();
         return new MiniShuffleCluster(cluster);
