@@ -1,5 +1,6 @@
 package io.hadooptipc.hdfs.affinity;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
@@ -25,6 +26,7 @@ final class ProcessAffinity {
 
     /** Null until first asked for; empty when switched off or the machine cannot be read. */
     private static Optional<CoreAffinityManager> manager;
+    private static long sampleIntervalMs;
     private static ScheduledExecutorService sampler;
     private static int samplerUsers;
 
@@ -33,7 +35,10 @@ final class ProcessAffinity {
 
     static synchronized Optional<CoreAffinityManager> manager(Configuration conf) {
         if (manager == null) {
-            manager = create(Settings.withDefaults(conf), Path.of("/sys"), Path.of("/proc"));
+            Configuration c = Settings.withDefaults(conf);
+            // read here, on the DataNode's start-up path, so that a bad value stops it there
+            sampleIntervalMs = Settings.positiveLong(c, AffinitySettings.LOAD_SAMPLE_INTERVAL_MS);
+            manager = create(c, Path.of("/sys"), Path.of("/proc"));
         }
         return manager;
     }
@@ -57,11 +62,11 @@ final class ProcessAffinity {
     }
 
     /** The CPUs of the process (its main thread), which a cpuset or taskset may have narrowed. */
-    private static BitSet allowedCpus(Path proc) throws java.io.IOException {
+    private static BitSet allowedCpus(Path proc) throws IOException {
         return Files.readAllLines(proc.resolve("self/status")).stream()
                 .filter(l -> l.startsWith("Cpus_allowed_list:"))
                 .map(l -> CpuList.parse(l.substring(l.indexOf(':') + 1)))
-                .findFirst().orElseThrow(() -> new java.io.IOException("no Cpus_allowed_list in " + proc + "/self/status"));
+                .findFirst().orElseThrow(() -> new IOException("no Cpus_allowed_list in " + proc + "/self/status"));
     }
 
     /** Starts the load sampler for the first user; each user calls {@link #stopSampling()} once. */
@@ -74,7 +79,6 @@ final class ProcessAffinity {
         if (sampler != null) {
             return;
         }
-        long intervalMs = Settings.positiveLong(Settings.withDefaults(conf), AffinitySettings.LOAD_SAMPLE_INTERVAL_MS);
         CpuLoadSampler loads = new CpuLoadSampler(Path.of("/proc"));
         sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "writer-affinity-load-sampler");
@@ -88,7 +92,7 @@ final class ProcessAffinity {
                 LOG.warn("Stopped sampling CPU load for writer affinity: {}", e.toString());
                 throw new IllegalStateException(e); // ends the periodic task
             }
-        }, 0, intervalMs, TimeUnit.MILLISECONDS);
+        }, 0, sampleIntervalMs, TimeUnit.MILLISECONDS);
     }
 
     static synchronized void stopSampling() {

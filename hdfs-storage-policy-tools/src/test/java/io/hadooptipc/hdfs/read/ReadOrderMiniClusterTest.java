@@ -23,7 +23,6 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.net.DFSNetworkTopology;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfoWithStorage;
-import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeManager;
@@ -33,13 +32,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.hadooptipc.hdfs.SsdDiskCluster;
+
 /**
  * A NameNode running {@link ReadCostNetworkTopology}, three DataNodes with one SSD and
  * one DISK volume each, and a ONE_SSD file: one SSD and two DISK replicas per block.
  */
 class ReadOrderMiniClusterTest {
     private static final Path FILE = new Path("/one-ssd/file");
-    private static final int BLOCK_SIZE = 1024 * 1024;
+    private static final int BLOCK_SIZE = SsdDiskCluster.BLOCK_SIZE;
     private static final int BLOCKS = 3;
 
     private static final byte[] CONTENT = new byte[BLOCKS * BLOCK_SIZE];
@@ -51,14 +52,9 @@ class ReadOrderMiniClusterTest {
         Configuration conf = new Configuration();
         conf.setClass(DFSConfigKeys.DFS_NET_TOPOLOGY_IMPL_KEY, ReadCostNetworkTopology.class,
                 DFSNetworkTopology.class);
-        conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
-        StorageType[][] volumes = {{SSD, DISK}, {SSD, DISK}, {SSD, DISK}};
-        cluster = new MiniDFSCluster.Builder(conf).numDataNodes(3).storagesPerDatanode(2)
-                .storageTypes(volumes).build();
-        cluster.waitActive();
+        cluster = SsdDiskCluster.start(conf);
         DistributedFileSystem fs = cluster.getFileSystem();
-        fs.mkdirs(FILE.getParent());
-        fs.setStoragePolicy(FILE.getParent(), HdfsConstants.ONESSD_STORAGE_POLICY_NAME);
+        SsdDiskCluster.makeOneSsdDirectory(fs, FILE.getParent());
         new Random(1).nextBytes(CONTENT);
         try (FSDataOutputStream out = fs.create(FILE, (short) 3)) {
             out.write(CONTENT);

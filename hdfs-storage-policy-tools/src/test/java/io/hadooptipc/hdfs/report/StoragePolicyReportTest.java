@@ -1,7 +1,6 @@
 package io.hadooptipc.hdfs.report;
 
 import static org.apache.hadoop.fs.StorageType.DISK;
-import static org.apache.hadoop.fs.StorageType.SSD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,8 +11,6 @@ import java.util.List;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.StorageType;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -24,9 +21,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.hadooptipc.hdfs.SsdDiskCluster;
+
 /** The report against a stock MiniDFSCluster: three DataNodes with an SSD and a DISK volume each. */
 class StoragePolicyReportTest {
-    private static final int BLOCK_SIZE = 1024 * 1024;
+    private static final int BLOCK_SIZE = SsdDiskCluster.BLOCK_SIZE;
     private static final Path ONE_SSD_FILE = new Path("/reports/one-ssd/file");
     private static final Path MOVED_FILE = new Path("/reports/hot-then-one-ssd/file");
 
@@ -34,15 +33,9 @@ class StoragePolicyReportTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        Configuration conf = new Configuration();
-        conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
-        StorageType[][] volumes = {{SSD, DISK}, {SSD, DISK}, {SSD, DISK}};
-        cluster = new MiniDFSCluster.Builder(conf).numDataNodes(3).storagesPerDatanode(2)
-                .storageTypes(volumes).build();
-        cluster.waitActive();
+        cluster = SsdDiskCluster.start(new Configuration());
         DistributedFileSystem fs = cluster.getFileSystem();
-        fs.mkdirs(ONE_SSD_FILE.getParent());
-        fs.setStoragePolicy(ONE_SSD_FILE.getParent(), "ONE_SSD");
+        SsdDiskCluster.makeOneSsdDirectory(fs, ONE_SSD_FILE.getParent());
         DFSTestUtil.createFile(fs, ONE_SSD_FILE, 2L * BLOCK_SIZE, (short) 3, 1L);
         // written under HOT; the new policy is not applied until the Mover runs
         DFSTestUtil.createFile(fs, MOVED_FILE, BLOCK_SIZE, (short) 3, 2L);
