@@ -43,10 +43,6 @@ public final class CoreAffinityManager {
         }
     }
 
-    public CpuTopology topology() {
-        return topology;
-    }
-
     /** Called by the sampling thread with each new {@code /proc/stat} delta. */
     public void updateLoad(double[] load) {
         sampledLoad = load;
