@@ -93,12 +93,12 @@ public final class MapOutputFixture {
                 if (!Files.exists(p)) {
                     throw new IOException("no " + path + " in " + localDir);
                 }
-                return new Path(p.toUri());
+                return new Path(p.toString()); // scheme-less, as the NodeManager gives them
             }
 
             @Override
             public Path getLocalPathForWrite(String path) {
-                return new Path(localDir.resolve(path).toUri());
+                return new Path(localDir.resolve(path).toString());
             }
 
             @Override

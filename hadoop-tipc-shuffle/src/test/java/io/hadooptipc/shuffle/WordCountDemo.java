@@ -48,7 +48,7 @@ public final class WordCountDemo {
 
     public static void main(String[] args) throws Exception {
         int maps = args.length > 0 ? Integer.parseInt(args[0]) : 2;
-        int reduces = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        int reduces = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         int lines = args.length > 2 ? Integer.parseInt(args[2]) : 3000;
         boolean tipcAvailable = Tipc.availability().isAvailable();
         System.out.println("TIPC on this node: " + Tipc.availability());

@@ -30,14 +30,14 @@ class WordCountShuffleKernelTest {
 
     @Test
     void everyShuffledByteGoesOverTipc() throws Exception {
-        WordCountDemo.Comparison run = WordCountDemo.run(work, 2, 2, 3_000);
+        WordCountDemo.Comparison run = WordCountDemo.run(work, 2, 1, 3_000);
         assertCorrect(run.counts(), run.stock());
         assertSameOutput(run.stock(), run.tipc());
         Counters c = run.tipc().counters();
         long shuffled = c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue();
         assertTrue(shuffled > 0);
         assertEquals(shuffled, value(c, TipcShuffleCounter.TIPC_BYTES), "every shuffled byte via TIPC");
-        assertEquals(4, value(c, TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(2, value(c, TipcShuffleCounter.TIPC_MAP_OUTPUTS));
         assertEquals(0, value(c, TipcShuffleCounter.TCP_BYTES));
         for (TipcShuffleCounter counter : TipcShuffleCounter.values()) {
             if (counter.name().startsWith("FALLBACK_")) {

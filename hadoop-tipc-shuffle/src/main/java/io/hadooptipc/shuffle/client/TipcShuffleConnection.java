@@ -180,8 +180,10 @@ final class TipcShuffleConnection extends HttpURLConnection {
     private void readResponseHead() throws IOException {
         byte[] buf = new byte[4096];
         int filled = 0;
+        int scanned = 0; // the head's end is not before here
         int end;
-        while ((end = HttpHead.endOf(buf, Math.max(0, filled - 3), filled)) < 0) {
+        while ((end = HttpHead.endOf(buf, scanned, filled)) < 0) {
+            scanned = Math.max(0, filled - 3);
             if (filled == buf.length) {
                 if (buf.length >= MAX_RESPONSE_HEAD) {
                     throw new IOException("response head over " + MAX_RESPONSE_HEAD + " bytes");

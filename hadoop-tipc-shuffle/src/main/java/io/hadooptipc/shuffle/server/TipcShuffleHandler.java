@@ -153,7 +153,12 @@ public class TipcShuffleHandler extends ShuffleHandler {
     static List<ShuffleServiceName> localNames(int port) throws SocketException {
         Set<ShuffleServiceName> names = new LinkedHashSet<>();
         for (NetworkInterface nic : NetworkInterface.networkInterfaces().toList()) {
-            if (!nic.isUp()) {
+            try {
+                if (!nic.isUp()) {
+                    continue;
+                }
+            } catch (SocketException e) { // listed, then gone (or listed from another network namespace)
+                LOG.debug("skipping interface {}: {}", nic.getName(), e.getMessage());
                 continue;
             }
             for (InetAddress a : nic.inetAddresses().toList()) {
