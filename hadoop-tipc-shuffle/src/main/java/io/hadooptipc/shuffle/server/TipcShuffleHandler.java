@@ -49,7 +49,14 @@ public class TipcShuffleHandler extends ShuffleHandler {
     @Override
     protected void serviceStart() throws Exception {
         super.serviceStart();
-        Configuration conf = getConfig();
+        try {
+            startTipc(getConfig());
+        } catch (IOException e) { // TIPC trouble never stops the NodeManager; a bad key still does
+            LOG.warn("TIPC shuffle not started, serving HTTP/TCP only", e);
+        }
+    }
+
+    private void startTipc(Configuration conf) throws IOException {
         if (!conf.getBoolean(TipcShuffleConfig.SERVER_ENABLED, TipcShuffleConfig.DEFAULT_SERVER_ENABLED)) {
             LOG.info("TIPC shuffle disabled by {}; serving HTTP/TCP only", TipcShuffleConfig.SERVER_ENABLED);
             return;

@@ -54,7 +54,6 @@ public final class TipcShuffleServer implements Closeable {
     private final ExecutorService workers;
     private final Queue<Connection> returning = new ConcurrentLinkedQueue<>();
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger open = new AtomicInteger();
     private final Thread loop;
     private volatile boolean running = true;
 
@@ -92,10 +91,6 @@ public final class TipcShuffleServer implements Closeable {
         TipcShuffleServer server = new TipcShuffleServer(responder, metrics, settings, listener, selector);
         server.loop.start();
         return server;
-    }
-
-    public int openConnections() {
-        return open.get();
     }
 
     @Override
@@ -149,9 +144,9 @@ public final class TipcShuffleServer implements Closeable {
         for (TipcSocketChannel ch; (ch = listener.accept()) != null; ) {
             metrics.connections.incr();
             Connection c = new Connection(ch);
-            int now = open.incrementAndGet();
             metrics.openConnections.incr();
             connections.add(c);
+            int now = connections.size();
             if (settings.maxConnections() > 0 && now > settings.maxConnections()) {
                 LOG.info("TIPC shuffle connections ({}) over mapreduce.shuffle.max.connections ({}): 429",
                         now, settings.maxConnections());
@@ -294,7 +289,6 @@ public final class TipcShuffleServer implements Closeable {
             }
             closed = true;
             connections.remove(this);
-            open.decrementAndGet();
             metrics.openConnections.decr();
             try {
                 channel.close();
