@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The word count on a real TIPC kernel (testbed VM): every shuffled byte over TIPC,
  * no fallback, output byte-identical to the stock shuffle's on the same cluster.
  * Smaller than the host run, and still slow: every daemon and task is a JVM under
- * software emulation (about 40 minutes on a 2-core host), so it is tagged "slow" and
+ * software emulation (30-50 minutes on a 2-core host), so it is tagged "slow" and
  * left out of bin/test; bin/run runs the same comparison (WordCountDemo).
  */
 @Tag("tipc-kernel")
