@@ -245,6 +245,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
     private final class Body extends InputStream {
         private final long length;
         private final MapOutputFrames frames = new MapOutputFrames(counters::mapOutput);
+        private final byte[] single = new byte[1];
         private InputStream tcpIn;
         private int earlyPos;
         private long consumed;
@@ -255,9 +256,8 @@ final class TipcShuffleConnection extends HttpURLConnection {
         }
 
         @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        public int read() throws IOException { // DataInputStream reads ShuffleHeaders a byte at a time
+            return read(single, 0, 1) < 0 ? -1 : single[0] & 0xff;
         }
 
         @Override

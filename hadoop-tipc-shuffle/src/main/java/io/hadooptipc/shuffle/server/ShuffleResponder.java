@@ -63,12 +63,14 @@ public final class ShuffleResponder {
         ShuffleRequest request;
         String identity;
         HttpHead.Builder response = HttpHead.builder("HTTP/1.1 200 OK");
+        String user;
         List<MapOutputStore.Partition> partitions;
         try {
             request = ShuffleRequest.parse(head);
             identity = identity(request);
             response.field(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, verify(request));
-            partitions = locate(request);
+            user = jobs.user(request.jobId());
+            partitions = locate(request, user);
         } catch (ShuffleException e) {
             sendError(out, e.status(), e.getMessage(), null);
             return false;
@@ -94,7 +96,6 @@ public final class ShuffleResponder {
         response.field("Content-Length", contentLength);
         out.writeFully(ByteBuffer.wrap(response.build().encode()));
 
-        String user = jobs.user(request.jobId());
         for (int i = 0; i < partitions.size(); i++) {
             MapOutputStore.Partition p = partitions.get(i);
             try {
@@ -158,8 +159,7 @@ public final class ShuffleResponder {
         return SecureShuffleUtils.generateHash(request.urlHash().getBytes(StandardCharsets.UTF_8), secret);
     }
 
-    private List<MapOutputStore.Partition> locate(ShuffleRequest request) throws ShuffleException {
-        String user = jobs.user(request.jobId());
+    private List<MapOutputStore.Partition> locate(ShuffleRequest request, String user) throws ShuffleException {
         List<MapOutputStore.Partition> partitions = new ArrayList<>(request.mapIds().size());
         for (String mapId : request.mapIds()) {
             try {
