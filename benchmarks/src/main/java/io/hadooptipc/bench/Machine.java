@@ -3,6 +3,7 @@ package io.hadooptipc.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Optional;
 
 /** The machine a benchmark ran on, for its summary: results are only comparable within one run. */
@@ -22,8 +23,10 @@ public final class Machine {
                 .map(n -> "inside the TIPC testbed (QEMU, software emulation, " + n + " TIPC nodes as network namespaces)")
                 .orElse("on the host");
         String host = Optional.ofNullable(System.getProperty(HOST_PROPERTY)).map(h -> " Host: " + h + ".").orElse("");
-        return String.format("Machine: %d x %s, kernel %s, %s, Java %s.%s%n", cpus, cpu, kernel, virt,
-                System.getProperty("java.version"), host);
+        // Other work on a shared machine moves absolute figures; the load says how much there was.
+        String load = String.join(" ", Arrays.copyOf(read("/proc/loadavg").split(" "), 3));
+        return String.format("Machine: %d x %s, kernel %s, %s, Java %s, load average %s at the end (this run included).%s%n", cpus, cpu,
+                kernel, virt, System.getProperty("java.version"), load, host);
     }
 
     private static String read(String path) {

@@ -4,8 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.DoubleStream;
+import java.util.stream.Stream;
 
-/** What every benchmark reports: medians, and results.csv plus summary.md in its output directory. */
+/**
+ * What every benchmark reports: medians, and in its output directory results.csv, its plots
+ * (drawn with {@link Charts} first) and summary.md, which shows them.
+ */
 public final class Results {
     private Results() {
     }
@@ -16,13 +20,18 @@ public final class Results {
     }
 
     /**
-     * Writes {@code csv} to results.csv and a summary headed by the benchmark's name and the
-     * machine to summary.md, and prints the summary.
+     * Writes {@code csv} to results.csv and to summary.md a summary headed by the benchmark's
+     * name and the machine, followed by every plot already saved in {@code out}; prints the summary.
      */
     public static void write(Path out, String name, CharSequence csv, String summaryBody) throws IOException {
         Files.createDirectories(out);
         Files.writeString(out.resolve("results.csv"), csv);
-        String summary = "# " + name + "\n\n" + Machine.describe() + "\n" + summaryBody;
+        StringBuilder summary = new StringBuilder("# ").append(name).append("\n\n").append(Machine.describe())
+                .append("\n").append(summaryBody);
+        try (Stream<Path> files = Files.list(out)) {
+            files.map(p -> p.getFileName().toString()).filter(f -> f.endsWith(".png")).sorted()
+                    .forEach(png -> summary.append("\n![").append(png).append("](").append(png).append(")\n"));
+        }
         Files.writeString(out.resolve("summary.md"), summary);
         System.out.println(summary);
     }
