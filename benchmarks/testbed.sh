@@ -13,7 +13,7 @@ enter_testbed() {
   local nodes=$1
   shift
   [ -n "${TIPC_TESTBED_NODES:-}" ] && return
-  (cd "$root" && mvn -B -q package -DskipTests)
+  [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
   # Two vCPUs emulated in parallel, as two nodes' processes run in parallel on real machines.
   TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" -- "$@"

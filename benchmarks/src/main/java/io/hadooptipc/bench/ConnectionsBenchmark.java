@@ -21,6 +21,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.IntStream;
+import org.knowm.xchart.CategoryChart;
 
 /**
  * Many concurrent request/response connections against one server, measured side by side
@@ -447,6 +449,16 @@ public final class ConnectionsBenchmark {
                         medianRatio(Variant.TIPC_SELECTOR, other, Sample::roundTripsPerSecond),
                         medianRatio(Variant.TIPC_SELECTOR, other, Sample::serverCpuMicrosPerRoundTrip)));
             }
+            List<String> servers = Arrays.stream(Variant.values()).map(v -> v.label + " " + v.server).toList();
+            CategoryChart rates = Charts.bars(connections + " connections, " + MESSAGE + "-byte round trips", "server",
+                    "round trips/s (median)");
+            rates.addSeries("round trips/s", servers,
+                    Arrays.stream(Variant.values()).map(v -> median(v, Sample::roundTripsPerSecond)).toList());
+            Charts.save(out, "plot", rates);
+            CategoryChart cpu = Charts.bars("Server CPU per round trip", "server", "µs (median)");
+            cpu.addSeries("server CPU", servers,
+                    Arrays.stream(Variant.values()).map(v -> median(v, Sample::serverCpuMicrosPerRoundTrip)).toList());
+            Charts.save(out, "plot-cpu", cpu);
             Results.write(out, "event-loop", csv, String.format(Locale.ROOT, "%d connections open at once, each doing %d round trips of %d bytes"
                             + " per round (one request in flight per connection, all connections active together,"
                             + " the client driving them all from one selector thread); medians of %d interleaved rounds"

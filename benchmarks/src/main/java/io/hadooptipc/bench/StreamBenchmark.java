@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.stream.IntStream;
+import org.knowm.xchart.XYChart;
 
 /**
  * Stream throughput over one connection, TIPC against TCP and our Java binding
@@ -292,6 +293,13 @@ public final class StreamBenchmark {
                             + " sendfile/copy **%.3f**%n", Math.min(total, 256L << 20) >> 20,
                     median("java-tipc-file-copy", 0), median("java-tipc-sendfile", 0),
                     ratio("java-tipc-sendfile", "java-tipc-file-copy", 0)));
+            XYChart rates = Charts.lines("One stream n1 -> n2", "message size (bytes)", "MiB/s (median)");
+            rates.getStyler().setXAxisLogarithmic(true);
+            double[] x = Arrays.stream(sizes).asDoubleStream().toArray();
+            for (String variant : new String[] {"c-tipc", "java-tipc", "c-tcp", "java-tcp"}) {
+                rates.addSeries(variant, x, Arrays.stream(sizes).mapToDouble(size -> median(variant, size)).toArray());
+            }
+            Charts.save(out, "plot", rates);
             Results.write(out, "stream-throughput", csv, String.format("%d MiB per transfer; rates are medians of %d interleaved rounds (after one"
                             + " warm-up round), ratios medians of the ratio within each round.%n%n", total >> 20, reps)
                     + table);

@@ -6,14 +6,17 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
+import io.hadooptipc.bench.Charts;
 import io.hadooptipc.bench.Results;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.IntStream;
+import org.knowm.xchart.CategoryChart;
 
 /**
  * The cost of one system call through our JNI shim ({@link TipcNative}) against JNA, with
@@ -313,6 +316,12 @@ public final class NativeCallBenchmark {
                         median(call, Binding.JNA_INTERFACE), medianRatio(call, Binding.JNA_DIRECT),
                         medianRatio(call, Binding.JNA_INTERFACE)));
             }
+            CategoryChart chart = Charts.bars("Cost per call, JNI vs JNA", "call", "ns per call (median)");
+            List<String> calls = Arrays.stream(Call.values()).map(c -> c.title).toList();
+            for (Binding binding : Binding.values()) {
+                chart.addSeries(binding.id(), calls, Arrays.stream(Call.values()).map(c -> median(c, binding)).toList());
+            }
+            Charts.save(out, "plot", chart);
             Results.write(out, "native-calls", csv, String.format(Locale.ROOT, "Nanoseconds per call (per send+recv pair) through our JNI shim and"
                             + " through JNA %s, each binding keeping the shim's contract (result or -errno; JNA fills"
                             + " the struct pollfd and takes the direct buffer's address in Java). Medians of %d"
