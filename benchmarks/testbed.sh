@@ -1,6 +1,12 @@
 # Sourced by the benchmark scripts that run in the TIPC testbed (stream-throughput,
 # event-loop): building, entering the VM, starting servers on a node and waiting for them.
 # Expects $here (benchmarks/) and $root (the checkout) to be set.
+#
+# Two shapes of testbed (src/test/testbed/README.md): TIPC nodes as namespaces n1..nN of
+# one guest, where the kernel hands TIPC messages between namespaces from socket to socket
+# (never through the bearer or the link), or separate guests ("machines") on a host
+# bridge, where every message crosses a real TIPC link. NODE arguments below name a
+# namespace; an empty NODE is the guest's own root namespace (in machine mode, the node).
 
 cp="$here/target/benchmarks-0.1.0-SNAPSHOT.jar:$(cat "$here/target/classpath.txt" 2>/dev/null || true)"
 server_pids=()
@@ -19,11 +25,42 @@ enter_testbed() {
   TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" -- "$@"
 }
 
+# The same with M machines; the calling script then runs in every machine, and the
+# result is machine 1's: enter_testbed_machines M "$0" "$@"
+enter_testbed_machines() {
+  local machines=$1
+  shift
+  [ -n "${TIPC_TESTBED_MACHINES:-}" ] && return
+  [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
+  echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
+  exec "$root/src/test/testbed/tipc-vm" --machines "$machines" -- "$@"
+}
+
+# A TIPC name {READY_TYPE, K} says machine K's servers are up: announce_ready, then
+# await_machine K on the others.
+READY_TYPE=30999
+announce_ready() {
+  python3 -c "import socket, time
+s = socket.socket(socket.AF_TIPC, socket.SOCK_RDM)
+s.bind((socket.TIPC_ADDR_NAME, $READY_TYPE, $TIPC_TESTBED_MACHINE, 0))
+time.sleep(1e9)" &
+  server_pids+=($!)
+}
+
+await_machine() {
+  for _ in $(seq 3000); do
+    tipc nametable show | grep -qE "^$READY_TYPE +$1 " && return
+    sleep 0.2
+  done
+  echo "$(basename "$0"): machine $1's servers did not start" >&2
+  exit 1
+}
+
 # Starts a server in the background on a node: start_on NODE COMMAND...
 start_on() {
   local node=$1
   shift
-  ip netns exec "$node" "$@" &
+  ${node:+ip netns exec "$node"} "$@" &
   server_pids+=($!)
 }
 
@@ -34,10 +71,10 @@ await_servers() {
   for _ in $(seq 600); do
     missing=0
     for t in "${types[@]}"; do
-      ip netns exec "$node" tipc nametable show | grep -qE "^$t " || missing=1
+      ${node:+ip netns exec "$node"} tipc nametable show | grep -qE "^$t " || missing=1
     done
     for p in "${ports[@]}"; do
-      ip netns exec "$server_node" ss -Hltn | grep -q ":$p " || missing=1
+      ${server_node:+ip netns exec "$server_node"} ss -Hltn | grep -q ":$p " || missing=1
     done
     [ $missing = 0 ] && return
     sleep 0.2
@@ -50,5 +87,5 @@ await_servers() {
 java_on() {
   local node=$1
   shift
-  ip netns exec "$node" java -Dbench.host="$(cat "$here/target/host.txt" 2>/dev/null || echo unknown)" -cp "$cp" "$@"
+  ${node:+ip netns exec "$node"} java -Dbench.host="$(cat "$here/target/host.txt" 2>/dev/null || echo unknown)" -cp "$cp" "$@"
 }

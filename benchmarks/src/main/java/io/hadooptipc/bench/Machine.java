@@ -19,8 +19,13 @@ public final class Machine {
                 .map(l -> l.substring(l.indexOf(':') + 1).strip()).orElse("unknown CPU");
         long cpus = read("/proc/cpuinfo").lines().filter(l -> l.startsWith("processor")).count();
         String kernel = read("/proc/sys/kernel/osrelease").strip();
-        String virt = Optional.ofNullable(System.getenv("TIPC_TESTBED_NODES"))
-                .map(n -> "inside the TIPC testbed (QEMU, software emulation, " + n + " TIPC nodes as network namespaces)")
+        String virt = Optional.ofNullable(System.getenv("TIPC_TESTBED_MACHINES"))
+                .map(m -> "in the TIPC testbed (QEMU, software emulation): " + m
+                        + " guests on a host bridge, one TIPC node each, so TIPC crosses real links")
+                .or(() -> Optional.ofNullable(System.getenv("TIPC_TESTBED_NODES"))
+                        .map(n -> "in the TIPC testbed (QEMU, software emulation): " + n + " TIPC nodes as network"
+                                + " namespaces of one guest, whose kernel passes TIPC messages between them"
+                                + " socket to socket, bypassing the link"))
                 .orElse("on the host");
         String host = Optional.ofNullable(System.getProperty(HOST_PROPERTY)).map(h -> " Host: " + h + ".").orElse("");
         // Other work on a shared machine moves absolute figures; the load says how much there was.
