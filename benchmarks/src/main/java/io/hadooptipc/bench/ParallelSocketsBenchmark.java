@@ -222,13 +222,6 @@ public final class ParallelSocketsBenchmark {
 
     /** The sink's clock and byte counts at one moment. */
     private record Snapshot(long nanos, long a, long b) {
-        double mbit(long bytes, Snapshot earlier) {
-            return bytes * 8 / ((nanos - earlier.nanos) / 1e9) / 1e6;
-        }
-
-        Snapshot since(Snapshot earlier) {
-            return new Snapshot(nanos, a - earlier.a, b - earlier.b);
-        }
     }
 
     private record Measurement(String where, List<Transport> transports, String sinkHost, double limitMbit,
@@ -264,11 +257,16 @@ public final class ParallelSocketsBenchmark {
             Thread.sleep((long) (warmupSeconds * 1000));
             Snapshot start = snapshot(control);
             Thread.sleep((long) (windowSeconds * 1000));
-            Snapshot sent = snapshot(control).since(start);
+            Snapshot end = snapshot(control);
             a.stop();
             bGroup.stop();
-            return new Run(where, transport.toString(), round, limitMbit, aConnections, b, sent.mbit(sent.a, start),
-                    sent.mbit(sent.b, start));
+            double seconds = (end.nanos() - start.nanos()) / 1e9;
+            return new Run(where, transport.toString(), round, limitMbit, aConnections, b,
+                    mbit(end.a() - start.a(), seconds), mbit(end.b() - start.b(), seconds));
+        }
+
+        private static double mbit(long bytes, double seconds) {
+            return bytes * 8 / seconds / 1e6;
         }
 
         /** Waits until the last run's queued bytes have drained, so that they count for no one. */
@@ -334,6 +332,10 @@ public final class ParallelSocketsBenchmark {
         return utilisation[1] / (utilisation[0] + utilisation[1]);
     }
 
+    private static double seedShareError(int b, int aConnections) {
+        return seedShare(b) - BandwidthShare.modelShare(b, aConnections);
+    }
+
     private static String summary(Path runsCsv, Map<String, List<Point>> bySeries, int aConnections)
             throws IOException {
         StringBuilder s = new StringBuilder();
@@ -380,8 +382,10 @@ public final class ParallelSocketsBenchmark {
                 .append("| B's connections | seed's share of B | model | share error (pp) |\n|---:|---:|---:|---:|\n");
         SEED_UTILISATION.keySet().stream().sorted().forEach(b -> s.append(String.format(Locale.ROOT,
                 "| %d | %.1f%% | %.1f%% | %+.1f |%n", b, 100 * seedShare(b),
-                100 * BandwidthShare.modelShare(b, aConnections), 100 * (seedShare(b)
-                        - BandwidthShare.modelShare(b, aConnections)))));
+                100 * BandwidthShare.modelShare(b, aConnections), 100 * seedShareError(b, aConnections))));
+        s.append(String.format(Locale.ROOT, "%nThe seed's mean absolute share error: %.1f pp.%n",
+                100 * SEED_UTILISATION.keySet().stream().mapToDouble(b -> Math.abs(seedShareError(b, aConnections)))
+                        .average().orElseThrow()));
         return s.toString();
     }
 }
