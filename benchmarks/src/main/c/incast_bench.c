@@ -30,24 +30,9 @@
 #include <linux/sctp.h>
 #include <linux/tipc.h>
 
+#include "bench_io.h"
+
 #define MAX_PARTITION (1 << 20)
-
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0)
-            die("write");
-        buf += n;
-        len -= n;
-    }
-}
 
 /* Requests and answers are small: no Nagle delay on either side, for every transport. */
 static void no_delay(int fd, int protocol)
