@@ -365,10 +365,12 @@ public final class IncastBenchmark {
 
             StringBuilder body = new StringBuilder(String.format(Locale.ROOT,
                     "One receiver on n1, N senders spread evenly over %s (a process per connection, incast_bench.c);"
-                            + " TCP with %s congestion control, TIPC and SCTP on the same veth links. A round: the receiver sends a 4-byte request on"
-                            + " every connection at once and waits for the last byte of the last partition. **Rate** ="
-                            + " N x partition / the median round time of a block (results.csv also has the mean: all bytes"
-                            + " over all round times, which single stalls of the emulated guest drag down). Each point: %d unpaced rounds (the seed: 1000) in %d blocks, the five variants interleaved"
+                            + " TCP with %s congestion control, TIPC and SCTP on the same veth links. A round: the"
+                            + " receiver sends a 4-byte request on every connection at once and waits for the last byte"
+                            + " of the last partition. **Rate** = N x partition / the median round time of a block"
+                            + " (results.csv also has the mean: all bytes over all round times, which single stalls of"
+                            + " the emulated guest drag down). Each point: %d unpaced rounds (the seed: 1000) in %d"
+                            + " blocks, the five variants interleaved"
                             + " block by block (rotating order), connections opened per block outside the timing; rates"
                             + " are medians over blocks, ratios medians of the per-block ratio. **CPU** = busy share of"
                             + " the whole guest's /proc/stat (2 vCPUs: receiver, senders and both kernels' protocol"
@@ -410,7 +412,7 @@ public final class IncastBenchmark {
 
         /**
          * The first sender node's TIPC link to the receiver after the run, and whether the partitions went
-         * over it: Linux 5.3+ hands TIPC messages between network namespaces of one kernel straight to the
+         * over it: Linux 5.x and later hand TIPC messages between network namespaces of one kernel straight to the
          * peer namespace (tipc_lxc_xmit), bypassing the link layer and its window, which TCP and SCTP do not.
          */
         private String linkReport() throws Exception {
@@ -425,9 +427,10 @@ public final class IncastBenchmark {
                             + "%n%n```%n%s```%n%n%s's TIPC senders sent %.1f MiB of partitions (at least %d Ethernet frames);"
                             + " its link to n1 counted %d TX packets: %s%n", node, stats, node, bytes / (double) (1 << 20),
                     fullFrames, packets, packets < fullFrames / 10
-                            ? "**the partitions did not go over the TIPC link.** Since Linux 5.3 TIPC delivers messages"
-                            + " between namespaces of one kernel directly (tipc_lxc_xmit), skipping bearer, link window"
-                            + " and fragmentation, while TCP and SCTP still cross the veth pair and bridge. TIPC/TCP here"
+                            ? "**the partitions did not go over the TIPC link.** Linux 5.x and later (the 6.1 guest"
+                            + " included) hand TIPC messages between namespaces of one kernel straight to the peer"
+                            + " namespace (tipc_lxc_xmit), skipping bearer, link window and fragmentation, while TCP"
+                            + " and SCTP still cross the veth pair and bridge. TIPC/TCP here"
                             + " compares that shortcut with TCP over veth, not the two protocols on a wire."
                             : "the partitions went over the link.")
                     + "\nThe seed blamed TIPC's collapse from 16 KB on its static link window. Linux 5.6 replaced it with"
