@@ -23,22 +23,7 @@
 #include <sys/socket.h>
 #include <linux/tipc.h>
 
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0)
-            die("write");
-        buf += n;
-        len -= n;
-    }
-}
+#include "bench_io.h"
 
 static void read_all(int fd, char *buf, size_t len)
 {

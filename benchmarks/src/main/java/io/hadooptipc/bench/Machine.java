@@ -34,6 +34,12 @@ public final class Machine {
                 kernel, virt, System.getProperty("java.version"), load, host);
     }
 
+    /** The kernel's TCP congestion control, e.g. cubic: TCP's figures depend on it. */
+    static String tcpCongestionControl() {
+        String name = read("/proc/sys/net/ipv4/tcp_congestion_control").strip();
+        return name.isEmpty() ? "unknown congestion control" : name;
+    }
+
     private static String read(String path) {
         try {
             return Files.readString(Path.of(path));
