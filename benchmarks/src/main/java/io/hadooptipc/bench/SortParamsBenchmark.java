@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -20,7 +21,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.io.BytesWritable;
 import org.apache.hadoop.io.SequenceFile;
 import org.apache.hadoop.mapred.LocalJobRunner;
-import org.apache.hadoop.metrics2.impl.MetricsSystemImpl;
 import org.apache.hadoop.mapred.MapTask;
 import org.apache.hadoop.mapred.Merger;
 import org.apache.hadoop.mapreduce.Counters;
@@ -33,12 +33,14 @@ import org.apache.hadoop.mapreduce.TaskCounter;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.input.SequenceFileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
+import org.apache.hadoop.metrics2.impl.MetricsSystemImpl;
 import org.apache.log4j.ConsoleAppender;
 import org.apache.log4j.Level;
 import org.apache.log4j.Logger;
 import org.apache.log4j.PatternLayout;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.XYChart;
+import org.knowm.xchart.style.Styler;
 
 /**
  * A MapReduce sort (identity map and reduce over random 10-byte keys with 90-byte values, one
@@ -70,8 +72,8 @@ public final class SortParamsBenchmark {
     }
 
     /** One job's figures. */
-    record Run(int round, Config config, double seconds, double mapSeconds, MergeLog.Counts log, long mapOutputRecords,
-            long spilledRecords, long fileBytesWritten, double gcSeconds) {
+    record Run(int round, Config config, double seconds, double mapSeconds, double cpuSeconds, MergeLog.Counts log,
+            long mapOutputRecords, long spilledRecords, long fileBytesWritten, double gcSeconds) {
         double spillsPerMap(int maps) {
             return (double) log.spills() / maps;
         }
@@ -132,6 +134,9 @@ public final class SortParamsBenchmark {
         final List<Run> runs = new ArrayList<>();
         private final Path work;
         private final MergeLog mergeLog;
+        /** On a machine shared with other work, the CPU a job used varies less than its wall time. */
+        private static final com.sun.management.OperatingSystemMXBean PROCESS =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
         Bench(long recordsPerMap, int maps, List<Config> configs, int rounds, Path work, MergeLog mergeLog) {
             this.recordsPerMap = recordsPerMap;
@@ -207,6 +212,7 @@ public final class SortParamsBenchmark {
 
             mergeLog.take();
             long gcBefore = gcMillis();
+            long cpuBefore = PROCESS.getProcessCpuTime();
             long writtenBefore = localBytesWritten();
             long submitMillis = System.currentTimeMillis();
             long start = System.nanoTime();
@@ -215,6 +221,7 @@ public final class SortParamsBenchmark {
                 Thread.sleep(10);
             }
             double seconds = (System.nanoTime() - start) / 1e9;
+            double cpuSeconds = (PROCESS.getProcessCpuTime() - cpuBefore) / 1e9;
             if (!job.isSuccessful()) {
                 throw new IllegalStateException("sort " + config + " failed: " + job.getStatus().getFailureInfo());
             }
@@ -223,7 +230,7 @@ public final class SortParamsBenchmark {
                 throw new IllegalStateException("LocalJobRunner did not log the end of the map phase");
             }
             Counters counters = job.getCounters();
-            return new Run(round, config, seconds, (log.mapPhaseEndMillis() - submitMillis) / 1e3, log,
+            return new Run(round, config, seconds, (log.mapPhaseEndMillis() - submitMillis) / 1e3, cpuSeconds, log,
                     counters.findCounter(TaskCounter.MAP_OUTPUT_RECORDS).getValue(),
                     counters.findCounter(TaskCounter.SPILLED_RECORDS).getValue(),
                     localBytesWritten() - writtenBefore, (gcMillis() - gcBefore) / 1e3);
@@ -273,40 +280,47 @@ public final class SortParamsBenchmark {
         }
 
         void write(Path out) throws IOException {
-            StringBuilder csv = new StringBuilder("round,sort_mb,factor,seconds,map_seconds,spills,map_merge_passes,"
+            StringBuilder csv = new StringBuilder("round,sort_mb,factor,seconds,map_seconds,cpu_seconds,spills,map_merge_passes,"
                     + "model_map_merge_passes,reduce_merge_passes,map_output_records,spilled_records,file_bytes_written,gc_seconds\n");
             for (Run r : bench.runs) {
-                csv.append(String.format(Locale.ROOT, "%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d,%.3f%n", r.round + 1,
-                        r.config.sortMb, r.config.factor, r.seconds, r.mapSeconds, r.log.spills(), r.log.mapMergePasses(),
+                csv.append(String.format(Locale.ROOT, "%d,%d,%d,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d,%.3f%n", r.round + 1,
+                        r.config.sortMb, r.config.factor, r.seconds, r.mapSeconds, r.cpuSeconds, r.log.spills(), r.log.mapMergePasses(),
                         r.log.modelMapMergePasses(r.config.factor), r.log.reduceMergePasses(), r.mapOutputRecords,
                         r.spilledRecords, r.fileBytesWritten, r.gcSeconds));
             }
-            Charts.save(out, "plot", timeChart());
+            Charts.save(out, "plot", timeChart("Sort time", "job time (s)", Run::seconds));
+            Charts.save(out, "plot-cpu", timeChart("CPU time of the sort", "CPU time of the JVM during the job (s)", Run::cpuSeconds));
             Charts.save(out, "plot-merges", mergeChart());
             Results.write(out, "sort-params", csv, summary());
         }
 
-        private XYChart timeChart() {
-            XYChart chart = Charts.lines("Sort time by sort buffer, one line per merge factor (median of " + bench.rounds + " rounds)",
-                    "mapreduce.task.io.sort.mb (MB)", "job time (s)");
+        private XYChart timeChart(String what, String yTitle, ToDoubleFunction<Run> time) {
+            XYChart chart = Charts.lines(what + " by sort buffer, one line per merge factor (" + medianOfRounds() + ")",
+                    "mapreduce.task.io.sort.mb (MB)", yTitle);
             for (int factor : distinct(Config::factor)) {
                 List<Config> line = bench.configs.stream().filter(c -> c.factor == factor && !c.equals(ANCHOR)).toList();
                 chart.addSeries("io.sort.factor " + factor, line.stream().mapToDouble(Config::sortMb).toArray(),
-                        line.stream().mapToDouble(c -> bench.median(c, Run::seconds)).toArray());
+                        line.stream().mapToDouble(c -> bench.median(c, time)).toArray());
             }
             chart.addSeries("Hadoop defaults (" + ANCHOR + ")", new double[] {ANCHOR.sortMb},
-                    new double[] {bench.median(ANCHOR, Run::seconds)});
+                    new double[] {bench.median(ANCHOR, time)});
             return chart;
         }
 
         private CategoryChart mergeChart() {
-            CategoryChart chart = Charts.bars("Spills and merges per map, disk writes per record (median of " + bench.rounds + " rounds)",
+            CategoryChart chart = Charts.bars("Spills and merges per map, disk writes per record (" + medianOfRounds() + ")",
                     "mapreduce.task.io.sort.mb / io.sort.factor", "count");
+            // The tallest bars are the first ones, where the legend would be.
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
             List<String> labels = bench.configs.stream().map(c -> c.sortMb + "/" + c.factor).toList();
             chart.addSeries("spills per map", labels, perConfig(r -> r.spillsPerMap(bench.maps)));
             chart.addSeries("Merger passes per map", labels, perConfig(r -> (double) r.log.mapMergePasses() / bench.maps));
             chart.addSeries("disk writes per record", labels, perConfig(Run::writesPerRecord));
             return chart;
+        }
+
+        private String medianOfRounds() {
+            return bench.rounds == 1 ? "one round" : "median of " + bench.rounds + " rounds";
         }
 
         private List<Double> perConfig(ToDoubleFunction<Run> figure) {
@@ -323,18 +337,19 @@ public final class SortParamsBenchmark {
             s.append(String.format(Locale.ROOT, "A MapReduce sort on LocalJobRunner (in one JVM, one map slot): identity map and reduce, "
                     + "%d map(s) of %d records (%d-byte keys, %d-byte values; %.0f MB of serialized map output each), one reducer, "
                     + "no job output (NullOutputFormat), input and intermediate files on the local file system. "
-                    + "Every configuration ran once per round, %d rounds interleaved (after one warm-up job), each round starting at a "
+                    + "Every configuration ran once per round, %d round(s) interleaved (after one warm-up job), each round starting at a "
                     + "different configuration. Times are medians; ratios are medians of the ratio to Hadoop's defaults (%s) "
                     + "within each round.%n%n", bench.maps, bench.recordsPerMap, KEY_BYTES, VALUE_BYTES, mapOutputBytes / 1e6,
                     bench.rounds, ANCHOR));
-            s.append("| sort.mb | factor | job s | ×defaults | map phase s | ×defaults | spills/map | Merger passes/map (model) "
+            s.append("| sort.mb | factor | job s | ×defaults | map phase s | ×defaults | CPU s | ×defaults | spills/map | Merger passes/map (model) "
                     + "| merge levels/map | reduce passes | disk writes/record | MB written | ×defaults | GC s |\n");
-            s.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            s.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (Config c : bench.configs) {
                 int spillsPerMap = spillsPerMap(c);
-                s.append(String.format(Locale.ROOT, "| %s%d | %d | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f (%.1f) | %d | %.0f | %.2f | %.0f | %.2f | %.2f |%n",
+                s.append(String.format(Locale.ROOT, "| %s%d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f (%.1f) | %d | %.0f | %.2f | %.0f | %.2f | %.2f |%n",
                         c.equals(ANCHOR) ? "defaults: " : "", c.sortMb, c.factor, bench.median(c, Run::seconds),
                         bench.ratio(c, ANCHOR, Run::seconds), bench.median(c, Run::mapSeconds), bench.ratio(c, ANCHOR, Run::mapSeconds),
+                        bench.median(c, Run::cpuSeconds), bench.ratio(c, ANCHOR, Run::cpuSeconds),
                         bench.median(c, r -> r.spillsPerMap(bench.maps)),
                         bench.median(c, r -> (double) r.log.mapMergePasses() / bench.maps),
                         bench.median(c, r -> (double) r.log.modelMapMergePasses(c.factor) / bench.maps),
@@ -352,10 +367,35 @@ public final class SortParamsBenchmark {
                     + "from the reduce task. *Disk writes/record* is SPILLED_RECORDS / MAP_OUTPUT_RECORDS (each spill, intermediate "
                     + "merge and the map's final merge writes a record once; the reduce adds one more if it spills its input); "
                     + "*MB written* is what the JVM wrote to the local file system during the job (its FileSystem statistics, which FILE_BYTES_WRITTEN reports too), all of it intermediate data here. "
-                    + "*Map phase* ends when LocalJobRunner logs \"map task executor complete.\". GC s is the JVM's collection time "
-                    + "during the job.%n", modelMatchesLog() ? "matched" : "did NOT match"));
+                    + "*Map phase* ends when LocalJobRunner logs \"map task executor complete.\". *CPU s* is the CPU time of the whole JVM "
+                    + "during the job (all its threads, JIT and GC included), which depends less on the other work on a shared "
+                    + "machine than the wall time does. GC s is the JVM's collection time during the job.%n", modelMatchesLog() ? "matched" : "did NOT match"));
+            s.append(String.format(Locale.ROOT, "%nNoise: configurations that do the same spills, merges and writes (%s) differ in median job time by up to "
+                    + "%.0f%% and in CPU time by up to %.0f%%; time differences smaller than that are not told apart by this run.%n",
+                    sameWorkGroups().stream().map(g -> g.stream().map(c -> c.sortMb + "/" + c.factor).collect(Collectors.joining(", ")))
+                            .collect(Collectors.joining("; ")), 100 * noise(Run::seconds), 100 * noise(Run::cpuSeconds)));
             s.append(seedComparison());
             return s.toString();
+        }
+
+        /**
+         * Groups of two or more configurations whose jobs did the same work: the same spills and
+         * merges on both sides and the same records written (e.g. one spill, where the merge factor
+         * does not matter). Bytes written differ by a few between them: the job's name is in job.xml.
+         */
+        private List<List<Config>> sameWorkGroups() {
+            return bench.configs.stream().collect(Collectors.groupingBy(c -> {
+                Run r = bench.runsOf(c).get(0);
+                return List.of(r.log.spillsPerMap(), r.log.mapMergePasses(), r.log.reduceMergePasses(), r.spilledRecords);
+            }, LinkedHashMap::new, Collectors.toList())).values().stream().filter(g -> g.size() > 1).toList();
+        }
+
+        /** The largest spread (max / min - 1) of the median {@code figure} within a group of the same work. */
+        private double noise(ToDoubleFunction<Run> figure) {
+            return sameWorkGroups().stream().mapToDouble(g -> {
+                double[] medians = g.stream().mapToDouble(c -> bench.median(c, figure)).toArray();
+                return Arrays.stream(medians).max().orElseThrow() / Arrays.stream(medians).min().orElseThrow() - 1;
+            }).max().orElse(0);
         }
 
         private boolean modelMatchesLog() {
@@ -372,10 +412,10 @@ public final class SortParamsBenchmark {
                 if (bench.runsOf(f.config).isEmpty() || bench.runsOf(f.base).isEmpty()) {
                     continue;
                 }
-                double ours = bench.ratio(f.config, f.base, f.bytes ? r -> r.fileBytesWritten : Run::seconds);
-                boolean sameDirection = Math.signum(ours - 1) == Math.signum(f.seedRatio - 1);
-                s.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f (%s) |%n", f.what, f.seedRatio, ours,
-                        sameDirection ? "same direction" : "opposite direction"));
+                String ours = f.bytes ? against(f, r -> r.fileBytesWritten, 0)
+                        : "job time " + against(f, Run::seconds, noise(Run::seconds)) + "; CPU time "
+                                + against(f, Run::cpuSeconds, noise(Run::cpuSeconds));
+                s.append(String.format(Locale.ROOT, "| %s | %.2f | %s |%n", f.what, f.seedRatio, ours));
             }
             int spills = spillsPerMap(new Config(SeedFigure.SORT_MB, SeedFigure.FACTORS[1]));
             s.append(String.format(Locale.ROOT, "%nThe seed counts %s merge levels for its ~%d runs per task at fan-out 2, 8 and 16 "
@@ -394,6 +434,14 @@ public final class SortParamsBenchmark {
                     + "a large buffer (sort time per tuple) and this run's cost of a small one (merge I/O) can point in different "
                     + "directions. The fan-out effect is the same mechanism in both: fewer levels, fewer bytes rewritten.\n");
             return s.toString();
+        }
+
+        /** This run's ratio for the seed's figure, and whether it points the same way, or is within {@code noise}. */
+        private String against(SeedFigure f, ToDoubleFunction<Run> figure, double noise) {
+            double ours = bench.ratio(f.config, f.base, figure);
+            String verdict = Math.abs(ours - 1) <= noise ? "within this run's noise"
+                    : Math.signum(ours - 1) == Math.signum(f.seedRatio - 1) ? "same direction" : "opposite direction";
+            return String.format(Locale.ROOT, "%.2f (%s)", ours, verdict);
         }
 
         /** Spills per map at {@code config}, the same in every round (same input, same buffer). */
