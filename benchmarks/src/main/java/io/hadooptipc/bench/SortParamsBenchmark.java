@@ -297,6 +297,9 @@ public final class SortParamsBenchmark {
         private XYChart timeChart(String what, String yTitle, ToDoubleFunction<Run> time) {
             XYChart chart = Charts.lines(what + " by sort buffer, one line per merge factor (" + medianOfRounds() + ")",
                     "mapreduce.task.io.sort.mb (MB)", yTitle);
+            // From zero, so differences look as large as they are; the legend goes below the lines.
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideSW);
             for (int factor : distinct(Config::factor)) {
                 List<Config> line = bench.configs.stream().filter(c -> c.factor == factor && !c.equals(ANCHOR)).toList();
                 chart.addSeries("io.sort.factor " + factor, line.stream().mapToDouble(Config::sortMb).toArray(),
