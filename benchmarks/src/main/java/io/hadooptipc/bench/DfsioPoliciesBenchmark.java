@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import org.apache.hadoop.conf.Configuration;
@@ -294,8 +295,36 @@ public final class DfsioPoliciesBenchmark {
                 "%s %.0f / %.0f", row.name, SEED_WRITE_READ.get(row.name)[0], SEED_WRITE_READ.get(row.name)[1]))
                 .toList()));
         md.append("; it has no SSD-first row (its conclusion names the DISK bottleneck of ONE_SSD reads as future"
-                + " work).\n");
+                + " work).\n\n");
+        List<Row> seedRows = List.of(hot, oneSsd, allSsd);
+        md.append(String.format(Locale.ROOT, "Order of the seed's three rows, fastest first: writes here %s, in the"
+                + " seed %s; reads here %s, in the seed %s.%n", fastestFirst(seedRows, r -> median(results, r,
+                Result::writeMbps)), fastestFirst(seedRows, r -> SEED_WRITE_READ.get(r.name)[0]),
+                fastestFirst(seedRows, r -> median(results, r, Result::readMbps)),
+                fastestFirst(seedRows, r -> SEED_WRITE_READ.get(r.name)[1])));
+        md.append(String.format(Locale.ROOT, "%nONE_SSD reads in the stock order took %.0f%% of their bytes from the"
+                + " DISK devices, in our order %.0f%%: seed 001's diagnosis (the stock order looks at network distance"
+                + " only, so readers land on the slow replica) is what the DISK share shows. Here all DataNodes are one"
+                + " host, so every replica is at the same distance and the stock order is a shuffle: two reads in"
+                + " three hit DISK for ONE_SSD against three in three for HOT, which is why ONE_SSD reads cannot fall"
+                + " below HOT here as they did on the seed's real network and disks. Writes run at the pipeline's"
+                + " slowest device: every HOT and ONE_SSD pipeline has DISK replicas, ALL_SSD none. The SSD devices"
+                + " are memory, so the SSD rows are bound by the CPUs, which they share with whatever else the machine"
+                + " runs (the load average above); they vary between rounds, the DISK rows hold near the limits.%n",
+                100 * diskShare(results, oneSsd), 100 * diskShare(results, ssdFirst)));
         return md.toString();
+    }
+
+    private static String fastestFirst(List<Row> rows, ToDoubleFunction<Row> mbps) {
+        return rows.stream().sorted((a, b) -> Double.compare(mbps.applyAsDouble(b), mbps.applyAsDouble(a)))
+                .map(Row::name).collect(Collectors.joining(" > "));
+    }
+
+    /** The share of a row's read bytes that came from the DISK devices, over all rounds. */
+    private static double diskShare(List<Result> results, Row row) {
+        double disk = results.stream().filter(r -> r.row == row).mapToDouble(r -> r.read.diskMb).sum();
+        double ssd = results.stream().filter(r -> r.row == row).mapToDouble(r -> r.read.ssdMb).sum();
+        return disk / (disk + ssd);
     }
 
     /** One line of the ratio table: {@code a / b} here, and in the seed where it has both rows. */

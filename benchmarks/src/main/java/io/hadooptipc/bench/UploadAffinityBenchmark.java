@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -216,14 +217,20 @@ public final class UploadAffinityBenchmark {
         md.append("| client threads | stock MB/s | hook MB/s | hook / stock (median of rounds) | per round |"
                 + " writers by allowed CPUs, stock | writers by allowed CPUs, hook |\n|---:|---:|---:|---:|---|---|---|\n");
         for (int t : threadCounts) {
-            double[] ratios = IntStream.range(0, rounds).mapToDouble(r -> mbps(uploads, r, Mode.HOOK, t)
-                    / mbps(uploads, r, Mode.STOCK, t)).toArray();
+            double[] ratios = roundRatios(uploads, t, rounds);
             md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | **%.2f** | %s | %s | %s |%n", t,
                     medianMbps(uploads, Mode.STOCK, t), medianMbps(uploads, Mode.HOOK, t),
                     Results.median(Arrays.stream(ratios)),
                     Arrays.stream(ratios).mapToObj(r -> String.format(Locale.ROOT, "%.2f", r)).collect(Collectors.joining(" ")),
                     cpuCounts(totalCpus(uploads, Mode.STOCK, t)), cpuCounts(totalCpus(uploads, Mode.HOOK, t))));
         }
+        DoubleSummaryStatistics spread = Arrays.stream(threadCounts)
+                .mapToObj(t -> roundRatios(uploads, t, rounds)).flatMapToDouble(Arrays::stream).summaryStatistics();
+        md.append(String.format(Locale.ROOT, "%nThe hook bound %d of %d writer threads to a single CPU; stock, %d of %d."
+                + " Per-round ratios ranged from %.2f to %.2f: the spread between rounds, from the other work on this"
+                + " machine (load average above), to weigh the medians against.%n",
+                writersOnOneCpu(uploads, Mode.HOOK), writers(uploads, Mode.HOOK),
+                writersOnOneCpu(uploads, Mode.STOCK), writers(uploads, Mode.STOCK), spread.getMin(), spread.getMax()));
         md.append("""
 
                 Seed 002 (one DataNode with two 10-core Xeon E5-2680 v2 sockets, a 40 GbE NIC and NVMe; 5.6 GB \
@@ -236,6 +243,22 @@ public final class UploadAffinityBenchmark {
                 and what pinning each writer to one of these CPUs costs or gains here, against stock, side by side.
                 """);
         return md.toString();
+    }
+
+    private static double[] roundRatios(List<Upload> uploads, int threads, int rounds) {
+        return IntStream.range(0, rounds)
+                .mapToDouble(r -> mbps(uploads, r, Mode.HOOK, threads) / mbps(uploads, r, Mode.STOCK, threads)).toArray();
+    }
+
+    private static long writers(List<Upload> uploads, Mode mode) {
+        return uploads.stream().filter(u -> u.mode == mode).flatMap(u -> u.writerCpus.values().stream())
+                .mapToLong(Long::longValue).sum();
+    }
+
+    /** Writers whose allowed CPU list was one CPU: "3", not "0-1" or "2,4". */
+    private static long writersOnOneCpu(List<Upload> uploads, Mode mode) {
+        return uploads.stream().filter(u -> u.mode == mode).flatMap(u -> u.writerCpus.entrySet().stream())
+                .filter(e -> e.getKey().matches("\\d+")).mapToLong(Map.Entry::getValue).sum();
     }
 
     private static String settings(Mode mode) {
