@@ -1,7 +1,7 @@
 package io.hadooptipc.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -21,7 +21,6 @@ import java.util.stream.IntStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.knowm.xchart.XYChart;
@@ -62,11 +61,11 @@ public final class UploadAffinityBenchmark {
 
     private final int fileMb;
     private final int blockMb;
-    private final java.nio.file.Path work;
+    private final Path work;
     private final byte[] chunk = new byte[WRITE_SIZE];
     private final Map<Mode, MiniDFSCluster> clusters = new TreeMap<>();
 
-    private UploadAffinityBenchmark(int fileMb, int blockMb, java.nio.file.Path work) {
+    private UploadAffinityBenchmark(int fileMb, int blockMb, Path work) {
         this.fileMb = fileMb;
         this.blockMb = blockMb;
         this.work = work;
@@ -85,9 +84,9 @@ public final class UploadAffinityBenchmark {
             int blockMb = Integer.parseInt(args[2]);
             String machine = machineView();
             System.out.println(machine);
-            UploadAffinityBenchmark benchmark = new UploadAffinityBenchmark(fileMb, blockMb, java.nio.file.Path.of(args[5]));
+            UploadAffinityBenchmark benchmark = new UploadAffinityBenchmark(fileMb, blockMb, Path.of(args[5]));
             List<Upload> uploads = benchmark.run(threadCounts, Integer.parseInt(args[3]));
-            write(java.nio.file.Path.of(args[4]), uploads, threadCounts, fileMb, blockMb, machine);
+            write(Path.of(args[4]), uploads, threadCounts, fileMb, blockMb, machine);
         } catch (Exception e) {
             e.printStackTrace();
             System.exit(1);
@@ -97,7 +96,7 @@ public final class UploadAffinityBenchmark {
 
     /** What the hook sees of this machine, and what it would choose for a writer now and why. */
     private static String machineView() throws Exception {
-        CpuTopology topology = new TopologyReader(java.nio.file.Path.of("/sys"), java.nio.file.Path.of("/proc")).read("");
+        CpuTopology topology = new TopologyReader(Path.of("/sys"), Path.of("/proc")).read("");
         BitSet allowed = new BitSet();
         for (String range : WriterCpuCountingPolicy.cpusAllowedList().split(",")) {
             String[] ends = range.split("-");
@@ -153,14 +152,14 @@ public final class UploadAffinityBenchmark {
     /** THREADS client threads upload one file each at once; timed from their start to the last close. */
     private Upload upload(int round, Mode mode, int threads) throws Exception {
         FileSystem fs = clusters.get(mode).getFileSystem();
-        Path dir = new Path("/upload/" + round + "-" + threads);
+        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/upload/" + round + "-" + threads);
         WriterCpuCountingPolicy.takeCounts();
         ExecutorService clients = Executors.newFixedThreadPool(threads);
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> done = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
-                Path file = new Path(dir, "file-" + i);
+                org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(dir, "file-" + i);
                 done.add(clients.submit(() -> {
                     start.await();
                     try (FSDataOutputStream out = fs.create(file)) {
@@ -185,7 +184,7 @@ public final class UploadAffinityBenchmark {
         }
     }
 
-    private static void write(java.nio.file.Path out, List<Upload> uploads, int[] threadCounts, int fileMb,
+    private static void write(Path out, List<Upload> uploads, int[] threadCounts, int fileMb,
             int blockMb, String machine) throws IOException {
         StringBuilder csv = new StringBuilder("round,mode,threads,file_mb,seconds,mbps,writer_cpus\n");
         for (Upload u : uploads) {
