@@ -11,6 +11,8 @@ import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.knowm.xchart.CategoryChart;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,15 +58,37 @@ public final class ShuffleBenchmark {
         boolean tipc = Tipc.availability().isAvailable();
         System.out.println("TIPC on this node: " + Tipc.availability());
         Path work = Files.createTempDirectory("shuffle-bench");
-        List<Measured> runs = ShuffleComparison.run(work, specs, rounds, m -> System.out.printf(
-                "round %d %-20s %-5s job %6.1f s, shuffle %6d ms (median reducer), %s, output %s%n", m.round(),
-                m.spec().name(), m.side().label, m.jobMillis() / 1e3, (long) METRICS.get(0).value().applyAsDouble(m),
-                transport(m), m.correct() ? "correct" : "WRONG"));
+        List<Measured> runs = new ArrayList<>();
+        ShuffleComparison.run(work, specs, rounds, m -> {
+            System.out.printf("round %d %-20s %-5s job %6.1f s, shuffle %6d ms (median reducer), %s, output %s%n",
+                    m.round(), m.spec().name(), m.side().label, m.jobMillis() / 1e3,
+                    (long) METRICS.get(0).value().applyAsDouble(m), transport(m), m.correct() ? "correct" : "WRONG");
+            runs.add(m);
+            // Written after every stock/ours pair: a run cut short (the VM's time limit) keeps what it measured.
+            if (partner(runs, m).isPresent()) {
+                try {
+                    report(out, specs, runs, rounds, tipc);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        });
+        boolean allGood = runs.stream().allMatch(m -> m.correct() && identical(runs, m));
+        boolean allTipc = runs.stream().filter(m -> m.side() == Side.OURS).allMatch(m -> transport(m).equals("tipc"));
+        System.exit(!allGood ? 1 : tipc && !allTipc ? 2 : 0);
+    }
 
+    private static void report(Path out, List<Spec> allSpecs, List<Measured> runs, int rounds, boolean tipc)
+            throws IOException {
+        List<Spec> specs = allSpecs.stream().filter(s -> runs.stream()
+                .anyMatch(m -> m.spec().equals(s) && partner(runs, m).isPresent())).toList();
         StringBuilder csv = new StringBuilder("round,job,maps,reduces,shuffle,transport,job_ms,shuffle_ms_median,"
                 + "shuffle_cpu_ms,serving_cpu_ms,launch_to_shuffle_end_ms_median,reduce_cpu_ms,reduce_shuffle_bytes,"
                 + "tipc_bytes,tcp_bytes,fallback_requests,output_correct,output_identical\n");
         for (Measured m : runs) {
+            if (partner(runs, m).isEmpty()) {
+                continue;
+            }
             csv.append(String.join(",", String.valueOf(m.round()), m.spec().job().label(), String.valueOf(m.spec().maps()),
                     String.valueOf(m.spec().reduces()), m.side().label, transport(m), String.valueOf(m.jobMillis()),
                     fmt(median(m, ReduceAttempt::shuffleMillis)), fmt(sum(m, ReduceAttempt::shuffleCpuMillis)),
@@ -87,10 +111,10 @@ public final class ShuffleBenchmark {
         Charts.save(out, "plot", time);
         Charts.save(out, "plot-cpu", cpu);
 
-        Results.write(out, "shuffle", csv, summary(specs, runs, rounds, tipc));
-        boolean allGood = runs.stream().allMatch(m -> m.correct() && identical(runs, m));
-        boolean allTipc = runs.stream().filter(m -> m.side() == Side.OURS).allMatch(m -> transport(m).equals("tipc"));
-        System.exit(!allGood ? 1 : tipc && !allTipc ? 2 : 0);
+        int planned = 2 * rounds * allSpecs.size();
+        String partial = runs.size() == planned ? "" : String.format("**Partial: %d of %d job runs done so far** (this "
+                + "summary is rewritten after each stock/ours pair).%n%n", runs.size(), planned);
+        Results.write(out, "shuffle", csv, partial + summary(specs, runs, rounds, tipc));
     }
 
     static Spec spec(String text) {
