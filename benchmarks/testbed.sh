@@ -14,15 +14,21 @@ trap 'kill "${server_pids[@]}" 2>/dev/null || true' EXIT
 
 # On the host: build, record the real CPU (the guest sees only QEMU's), and re-run the
 # calling script inside the testbed with NODES nodes. Inside the testbed: return.
+# $testbed_timeout, if set, replaces the VM's default time limit (seconds).
 #   enter_testbed NODES "$0" "$@"
 enter_testbed() {
   local nodes=$1
   shift
   [ -n "${TIPC_TESTBED_NODES:-}" ] && return
   [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
-  echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
+  record_host
   # Two vCPUs emulated in parallel, as two nodes' processes run in parallel on real machines.
-  TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" -- "$@"
+  TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" ${testbed_timeout:+--timeout "$testbed_timeout"} -- "$@"
+}
+
+# Records the host's CPU and kernel for the summaries (Machine reads it as -Dbench.host).
+record_host() {
+  echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
 }
 
 # The same with M machines; the calling script then runs in every machine, and the
@@ -32,7 +38,7 @@ enter_testbed_machines() {
   shift
   [ -n "${TIPC_TESTBED_MACHINES:-}" ] && return
   [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
-  echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
+  record_host
   exec "$root/src/test/testbed/tipc-vm" --machines "$machines" -- "$@"
 }
 

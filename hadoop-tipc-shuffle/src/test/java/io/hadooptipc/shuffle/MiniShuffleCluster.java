@@ -3,18 +3,19 @@ package io.hadooptipc.shuffle;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.IntWritable;
-import org.apache.hadoop.io.Text;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.jobhistory.JobHistoryParser;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
-import org.apache.hadoop.mapreduce.lib.map.TokenCounterMapper;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
-import org.apache.hadoop.mapreduce.lib.reduce.IntSumReducer;
+import org.apache.hadoop.mapreduce.v2.jobhistory.JobHistoryUtils;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.api.AuxiliaryService;
@@ -22,15 +23,16 @@ import org.apache.hadoop.yarn.server.api.AuxiliaryService;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * A MiniMRYarnCluster whose NodeManagers run a chosen {@code mapreduce_shuffle} class,
- * and a word count to run on it. MiniMRYarnCluster writes the stock ShuffleHandler
- * into the aux-service key during init; a configuration that keeps our value of that
- * one key lets the cluster under test run ours.
+ * and the {@link ShuffleJob}s to run on it. MiniMRYarnCluster writes the stock
+ * ShuffleHandler into the aux-service key during init; a configuration that keeps our
+ * value of that one key lets the cluster under test run ours.
  */
 public final class MiniShuffleCluster implements AutoCloseable {
     public static final String AUX_SERVICE_CLASS = String.format(YarnConfiguration.NM_AUX_SERVICE_FMT,
@@ -60,9 +62,9 @@ public final class MiniShuffleCluster implements AutoCloseable {
         return cluster.getConfig();
     }
 
-    /** Word count over {@code input} with the given shuffle consumer; the output's part files and the job's counters. */
-    public Result wordCount(java.nio.file.Path input, java.nio.file.Path output, Class<?> consumer, int reduces,
-                            Map<String, String> settings) throws Exception {
+    /** Runs {@code job} over {@code input} with the given shuffle consumer; the output's part files and the job's counters. */
+    public Result run(ShuffleJob job, java.nio.file.Path input, java.nio.file.Path output, Class<?> consumer, int reduces,
+                      Map<String, String> settings) throws Exception {
         Configuration conf = new Configuration(cluster.getConfig());
         conf.setClass(MRConfig.SHUFFLE_CONSUMER_PLUGIN, consumer, Object.class);
         conf.setInt(MRJobConfig.MAP_MEMORY_MB, 384);
@@ -71,24 +73,48 @@ public final class MiniShuffleCluster implements AutoCloseable {
         conf.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx256m");
         conf.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx256m");
         settings.forEach(conf::set);
-        Job job = Job.getInstance(conf, "wordcount via " + consumer.getSimpleName());
-        job.setMapperClass(TokenCounterMapper.class);
-        job.setCombinerClass(IntSumReducer.class);
-        job.setReducerClass(IntSumReducer.class);
-        job.setOutputKeyClass(Text.class);
-        job.setOutputValueClass(IntWritable.class);
-        job.setNumReduceTasks(reduces);
-        FileInputFormat.addInputPath(job, new Path(input.toUri()));
-        FileOutputFormat.setOutputPath(job, new Path(output.toUri()));
-        if (!job.waitForCompletion(true)) {
-            throw new AssertionError("job " + job.getJobID() + " failed: " + job.getStatus().getFailureInfo());
+        Job mr = Job.getInstance(conf, job.label() + " via " + consumer.getSimpleName());
+        job.configure(mr);
+        mr.setNumReduceTasks(reduces);
+        FileInputFormat.addInputPath(mr, new Path(input.toUri()));
+        FileOutputFormat.setOutputPath(mr, new Path(output.toUri()));
+        if (!mr.waitForCompletion(true)) {
+            throw new AssertionError("job " + mr.getJobID() + " failed: " + mr.getStatus().getFailureInfo());
         }
         Map<String, byte[]> parts = new TreeMap<>();
         FileSystem fs = FileSystem.getLocal(conf);
         for (FileStatus s : fs.listStatus(new Path(output.toUri()), p -> p.getName().startsWith("part-"))) {
             parts.put(s.getPath().getName(), Files.readAllBytes(java.nio.file.Path.of(s.getPath().toUri())));
         }
-        return new Result(parts, job.getCounters());
+        return new Result(mr.getJobID(), parts, mr.getCounters());
+    }
+
+    /**
+     * The job's history as its ApplicationMaster recorded it (every attempt's times and
+     * counters). The AM writes the file as it shuts down, which can be after the client saw
+     * the job succeed, and the history server later moves it: both places are searched.
+     */
+    public JobHistoryParser.JobInfo history(JobID job) throws IOException, InterruptedException {
+        Configuration conf = cluster.getConfig();
+        Path[] dirs = {new Path(JobHistoryUtils.getConfiguredHistoryIntermediateDoneDirPrefix(conf)),
+                new Path(JobHistoryUtils.getConfiguredHistoryServerDoneDirPrefix(conf))};
+        for (int wait = 0; wait < 600; wait++) {
+            for (Path dir : dirs) {
+                FileSystem fs = dir.getFileSystem(conf);
+                if (!fs.exists(dir)) {
+                    continue;
+                }
+                RemoteIterator<LocatedFileStatus> files = fs.listFiles(dir, true);
+                while (files.hasNext()) {
+                    Path file = files.next().getPath();
+                    if (file.getName().startsWith(job.toString()) && file.getName().endsWith(".jhist")) {
+                        return new JobHistoryParser(fs, file).parse();
+                    }
+                }
+            }
+            Thread.sleep(500);
+        }
+        throw new IOException("no history file of " + job + " under " + Arrays.toString(dirs));
     }
 
     @Override
@@ -96,40 +122,13 @@ public final class MiniShuffleCluster implements AutoCloseable {
         cluster.stop();
     }
 
-    /** A job's output part files and counters. */
-    public record Result(Map<String, byte[]> parts, Counters counters) {
-        public String text() {
-            StringBuilder sb = new StringBuilder();
-            parts.values().forEach(b -> sb.append(new String(b, StandardCharsets.UTF_8)));
-            return sb.toString();
+    /** A job's id, output part files and counters. */
+    public record Result(JobID id, Map<String, byte[]> parts, Counters counters) {
+        /** Every line of every part file, sorted: what a job's output must equal, whatever its partitioning. */
+        public String sortedLines() {
+            return parts.values().stream().flatMap(b -> new String(b, StandardCharsets.UTF_8).lines()).sorted()
+                    .collect(Collectors.joining("\n", "", "\n"));
         }
-    }
-
-    /** Writes {@code files} text files of random words; returns the word counts they hold. */
-    public static Map<String, Integer> writeInput(java.nio.file.Path dir, int files, int linesPerFile) throws IOException {
-        Files.createDirectories(dir);
-        Random random = new Random(7);
-        Map<String, Integer> counts = new TreeMap<>();
-        for (int f = 0; f < files; f++) {
-            StringBuilder text = new StringBuilder();
-            for (int l = 0; l < linesPerFile; l++) {
-                for (int w = 0; w < 8; w++) {
-                    // Skewed: a few words are everywhere, most are rare, as in text.
-                    String word = "w" + Integer.toString((int) Math.pow(random.nextInt(1 << 16), 1.3) % 50_000, 36);
-                    counts.merge(word, 1, Integer::sum);
-                    text.append(word).append(w == 7 ? '\n' : ' ');
-                }
-            }
-            Files.writeString(dir.resolve("part" + f + ".txt"), text);
-        }
-        return counts;
-    }
-
-    /** Word counts as the job prints them, in key order (one reducer's worth, or all parts merged and sorted). */
-    public static String expected(Map<String, Integer> counts) {
-        StringBuilder sb = new StringBuilder();
-        counts.forEach((w, c) -> sb.append(w).append('\t').append(c).append('\n'));
-        return sb.toString();
     }
 
     private static final class PinnedKeyConfiguration extends YarnConfiguration {

@@ -1,17 +1,17 @@
 package io.hadooptipc.shuffle;
 
+import io.hadooptipc.shuffle.ShuffleComparison.Measured;
+import io.hadooptipc.shuffle.ShuffleComparison.Side;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
-import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
 
-import static io.hadooptipc.shuffle.WordCountShuffleTest.assertCorrect;
 import static io.hadooptipc.shuffle.WordCountShuffleTest.assertSameOutput;
-import static io.hadooptipc.shuffle.WordCountShuffleTest.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * no fallback, output byte-identical to the stock shuffle's on the same cluster.
  * Smaller than the host run, and still slow: every daemon and task is a JVM under
  * software emulation (30-50 minutes on a 2-core host), so it is tagged "slow" and
- * left out of bin/test; bin/run runs the same comparison (WordCountDemo).
+ * left out of bin/test; bin/run runs the same comparison (ShuffleComparison, through
+ * benchmarks/shuffle) on more jobs.
  */
 @Tag("tipc-kernel")
 @Tag("slow")
@@ -30,18 +31,20 @@ class WordCountShuffleKernelTest {
 
     @Test
     void everyShuffledByteGoesOverTipc() throws Exception {
-        WordCountDemo.Comparison run = WordCountDemo.run(work, 2, 1, 3_000);
-        assertCorrect(run.counts(), run.stock());
-        assertSameOutput(run.stock(), run.tipc());
-        Counters c = run.tipc().counters();
-        long shuffled = c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue();
+        List<Measured> runs = ShuffleComparison.run(work,
+                List.of(new ShuffleComparison.Spec(ShuffleJob.WORDCOUNT, 2, 1, 3_000)), 1, m -> { });
+        Measured stock = runs.stream().filter(m -> m.side() == Side.STOCK).findFirst().orElseThrow();
+        Measured ours = runs.stream().filter(m -> m.side() == Side.OURS).findFirst().orElseThrow();
+        assertTrue(stock.correct(), "the stock shuffle's output is the word count of the input");
+        assertSameOutput(stock.result(), ours.result());
+        long shuffled = ours.counter(TaskCounter.REDUCE_SHUFFLE_BYTES);
         assertTrue(shuffled > 0);
-        assertEquals(shuffled, value(c, TipcShuffleCounter.TIPC_BYTES), "every shuffled byte via TIPC");
-        assertEquals(2, value(c, TipcShuffleCounter.TIPC_MAP_OUTPUTS));
-        assertEquals(0, value(c, TipcShuffleCounter.TCP_BYTES));
+        assertEquals(shuffled, ours.counter(TipcShuffleCounter.TIPC_BYTES), "every shuffled byte via TIPC");
+        assertEquals(2, ours.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(0, ours.counter(TipcShuffleCounter.TCP_BYTES));
         for (TipcShuffleCounter counter : TipcShuffleCounter.values()) {
             if (counter.name().startsWith("FALLBACK_")) {
-                assertEquals(0, value(c, counter), counter.name());
+                assertEquals(0, ours.counter(counter), counter.name());
             }
         }
     }

@@ -1,0 +1,69 @@
+package io.hadooptipc.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.hadooptipc.bench.ShuffleBenchmark.Compared;
+import io.hadooptipc.bench.ShuffleBenchmark.Metric;
+import io.hadooptipc.shuffle.MiniShuffleCluster;
+import io.hadooptipc.shuffle.ShuffleComparison.Measured;
+import io.hadooptipc.shuffle.ShuffleComparison.Side;
+import io.hadooptipc.shuffle.ShuffleComparison.Spec;
+import io.hadooptipc.shuffle.ShuffleJob;
+import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.TaskCounter;
+import org.junit.jupiter.api.Test;
+
+class ShuffleBenchmarkTest {
+    static final Spec HEAVY = new Spec(ShuffleJob.SHUFFLE_HEAVY, 2, 8, 500);
+    static final Metric JOB_TIME = new Metric("job", "ms", Measured::jobMillis);
+
+    @Test
+    void comparesEachRoundWithItselfThenTakesMedians() {
+        List<Measured> runs = List.of(
+                run(HEAVY, Side.STOCK, 1, 100), run(HEAVY, Side.OURS, 1, 50),
+                run(HEAVY, Side.OURS, 2, 300), run(HEAVY, Side.STOCK, 2, 200),
+                run(HEAVY, Side.STOCK, 3, 400), run(HEAVY, Side.OURS, 3, 200),
+                // another job and an unpaired run take no part
+                run(new Spec(ShuffleJob.WORDCOUNT, 2, 1, 10), Side.OURS, 1, 9999), run(HEAVY, Side.OURS, 4, 9999));
+
+        // Ratios 0.5, 1.5, 0.5: their median, not the ratio of the medians (200 / 200).
+        assertEquals(new Compared(200, 200, 0.5), ShuffleBenchmark.compare(runs, HEAVY, JOB_TIME));
+    }
+
+    @Test
+    void aRatioToNothingIsNotANumber() {
+        List<Measured> runs = List.of(run(HEAVY, Side.STOCK, 1, 0), run(HEAVY, Side.OURS, 1, 5));
+        assertEquals(Double.NaN, ShuffleBenchmark.compare(runs, HEAVY, JOB_TIME).ratio());
+    }
+
+    @Test
+    void namesTheTransportOurBytesTook() {
+        assertEquals("tipc", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 1000, 0)));
+        assertEquals("tcp-fallback", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 0, 1000)));
+        assertEquals("mixed", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 400, 600)));
+        assertEquals("tcp", ShuffleBenchmark.transport(shuffled(Side.STOCK, 1000, 0, 0)));
+    }
+
+    @Test
+    void parsesJobSpecs() {
+        assertEquals(HEAVY, ShuffleBenchmark.spec("shuffle-heavy:2:8:500"));
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.spec("shuffle-heavy:2:8"));
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.spec("terasort:2:8:500"));
+    }
+
+    private static Measured run(Spec spec, Side side, int round, long jobMillis) {
+        return new Measured(spec, side, round, null, true, jobMillis, List.of(), 0);
+    }
+
+    private static Measured shuffled(Side side, long total, long tipc, long tcp) {
+        Counters counters = new Counters();
+        counters.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).setValue(total);
+        counters.findCounter(TipcShuffleCounter.TIPC_BYTES).setValue(tipc);
+        counters.findCounter(TipcShuffleCounter.TCP_BYTES).setValue(tcp);
+        return new Measured(HEAVY, side, 1, new MiniShuffleCluster.Result(null, Map.of(), counters), true, 0, List.of(), 0);
+    }
+}

@@ -1,0 +1,152 @@
+package io.hadooptipc.shuffle;
+
+import io.hadooptipc.shuffle.client.TipcShuffleConsumer;
+import io.hadooptipc.shuffle.server.TipcShuffleHandler;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.TaskCounter;
+import org.apache.hadoop.mapreduce.TaskType;
+import org.apache.hadoop.mapreduce.jobhistory.JobHistoryParser;
+import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The stock shuffle against ours on the same jobs and inputs, in one MiniMRYarnCluster
+ * whose NodeManager runs TipcShuffleHandler (which serves HTTP/TCP exactly as stock, so
+ * the stock fetchers get the stock server path), interleaved round by round. Each job run
+ * is measured from its history and counters and from the NodeManager's shuffle threads,
+ * which run in this JVM. Used by bin/run (through benchmarks/shuffle) and the slow kernel test.
+ */
+public final class ShuffleComparison {
+    /**
+     * Task JVM options, the same for both shuffles. Under emulation a task JVM takes about a
+     * minute to start: C1 only (C2 costs more than it returns in short tasks), the serial
+     * collector (no parallel GC threads to start), no perf-data file, the JDK's class-data
+     * archive.
+     */
+    public static final String TASK_JVM_OPTS = "-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto";
+    static final Map<String, String> JOB_SETTINGS = Map.of(
+            MRJobConfig.MAP_JAVA_OPTS, TASK_JVM_OPTS,
+            MRJobConfig.REDUCE_JAVA_OPTS, TASK_JVM_OPTS,
+            MRJobConfig.MR_AM_COMMAND_OPTS, TASK_JVM_OPTS.replace("256m", "400m"),
+            // Reducers start once every map is done: their shuffle does not wait for maps.
+            MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, "1.0",
+            // Slow emulated tasks must not get speculative twins: each is another JVM.
+            MRJobConfig.MAP_SPECULATIVE, "false",
+            MRJobConfig.REDUCE_SPECULATIVE, "false");
+
+    /** NodeManager threads that serve map outputs: stock Netty (HTTP/TCP), ours (TIPC), and the shared readahead. */
+    static final List<String> SERVING_THREADS = List.of("ShuffleHandler Netty ", "TIPC shuffle ", "Readahead Thread ");
+
+    /** The two reduce-side shuffles compared. */
+    public enum Side {
+        STOCK("stock", Shuffle.class),
+        OURS("ours", TipcShuffleConsumer.class);
+
+        public final String label;
+        final Class<?> consumer;
+
+        Side(String label, Class<?> consumer) {
+            this.label = label;
+            this.consumer = consumer;
+        }
+    }
+
+    /** A job and its size: {@code maps} input files of {@code records} lines, {@code reduces} reducers. */
+    public record Spec(ShuffleJob job, int maps, int reduces, int records) {
+        public String name() {
+            return job.label() + "-" + maps + "x" + reduces;
+        }
+    }
+
+    /** One reduce attempt: the shuffle's own wall and CPU time, launch to shuffle end (job history), the task's CPU. */
+    public record ReduceAttempt(long shuffleMillis, long shuffleCpuMillis, long launchToShuffleEndMillis, long cpuMillis) {
+    }
+
+    /** One job run with one shuffle: its output, whether that is the expected output, and what it cost. */
+    public record Measured(Spec spec, Side side, int round, MiniShuffleCluster.Result result, boolean correct,
+                           long jobMillis, List<ReduceAttempt> reduces, long servingCpuMillis) {
+        public long counter(Enum<?> counter) {
+            return result.counters().findCounter(counter).getValue();
+        }
+    }
+
+    /** Runs every spec with both shuffles, {@code rounds} times, reporting each run to {@code done} as it ends. */
+    public static List<Measured> run(Path work, List<Spec> specs, int rounds, Consumer<Measured> done) throws Exception {
+        List<String> expected = new ArrayList<>();
+        for (Spec spec : specs) {
+            expected.add(spec.job().writeInput(work.resolve(spec.name()).resolve("in"), spec.maps(), spec.records()));
+        }
+        List<Measured> runs = new ArrayList<>();
+        try (MiniShuffleCluster cluster = MiniShuffleCluster.start("shuffle", TipcShuffleHandler.class, 1)) {
+            for (int round = 1; round <= rounds; round++) {
+                for (int i = 0; i < specs.size(); i++) {
+                    // Who goes first alternates from job to job and round to round, so neither side
+                    // always meets the colder cluster.
+                    List<Side> order = (round + i) % 2 == 1 ? List.of(Side.STOCK, Side.OURS) : List.of(Side.OURS, Side.STOCK);
+                    for (Side side : order) {
+                        Measured m = measure(cluster, work, specs.get(i), side, round, expected.get(i));
+                        runs.add(m);
+                        done.accept(m);
+                    }
+                }
+            }
+        }
+        return runs;
+    }
+
+    /** Whether two outputs have the same part files, byte for byte. */
+    public static boolean identical(MiniShuffleCluster.Result a, MiniShuffleCluster.Result b) {
+        return a.parts().keySet().equals(b.parts().keySet()) && a.parts().entrySet().stream()
+                .allMatch(e -> Arrays.equals(e.getValue(), b.parts().get(e.getKey())));
+    }
+
+    private static Measured measure(MiniShuffleCluster cluster, Path work, Spec spec, Side side, int round,
+                                    String expected) throws Exception {
+        Path dir = work.resolve(spec.name());
+        Map<String, String> settings = Stream.concat(JOB_SETTINGS.entrySet().stream(),
+                        Stream.of(Map.entry(TimedShuffleConsumer.DELEGATE, side.consumer.getName())))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        long servingCpu = servingCpuNanos();
+        MiniShuffleCluster.Result result = cluster.run(spec.job(), dir.resolve("in"),
+                dir.resolve("out-" + side.label + "-" + round), TimedShuffleConsumer.class, spec.reduces(), settings);
+        servingCpu = servingCpuNanos() - servingCpu;
+        JobHistoryParser.JobInfo history = cluster.history(result.id());
+        List<ReduceAttempt> reduces = history.getAllTasks().values().stream()
+                .filter(t -> t.getTaskType() == TaskType.REDUCE)
+                .flatMap(t -> t.getAllTaskAttempts().values().stream())
+                .filter(a -> "SUCCEEDED".equals(a.getTaskStatus()))
+                .map(a -> new ReduceAttempt(value(a.getCounters(), TimedShuffleConsumer.Counter.SHUFFLE_MILLIS),
+                        value(a.getCounters(), TimedShuffleConsumer.Counter.SHUFFLE_CPU_MILLIS),
+                        a.getShuffleFinishTime() - a.getStartTime(), value(a.getCounters(), TaskCounter.CPU_MILLISECONDS)))
+                .toList();
+        return new Measured(spec, side, round, result, result.sortedLines().equals(expected),
+                history.getFinishTime() - history.getLaunchTime(), reduces, servingCpu / 1_000_000);
+    }
+
+    private static long value(Counters counters, Enum<?> counter) {
+        return counters.findCounter(counter).getValue();
+    }
+
+    /** CPU time of the live shuffle-serving threads of this JVM's NodeManagers. */
+    private static long servingCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> SERVING_THREADS.stream().anyMatch(t.getName()::startsWith))
+                .mapToLong(t -> Math.max(0, threads.getThreadCpuTime(t.getId())))
+                .sum();
+    }
+
+    private ShuffleComparison() {
+    }
+}
