@@ -9,8 +9,6 @@ import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.StandardSocketOptions;
@@ -281,19 +279,27 @@ public final class IncastBenchmark {
             if (window == current) {
                 return;
             }
-            for (String machine : machines) {
-                try (Socket s = new Socket(machine, port);
-                        Writer w = new OutputStreamWriter(s.getOutputStream(), StandardCharsets.US_ASCII);
-                        BufferedReader r = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))) {
-                    w.write(window + "\n");
-                    w.flush();
-                    String answer = r.readLine();
+            // All machines at once: each agent takes a few emulated seconds to run tipc for every link.
+            List<Socket> agents = new ArrayList<>();
+            try {
+                for (String machine : machines) {
+                    Socket agent = new Socket(machine, port);
+                    agents.add(agent);
+                    agent.getOutputStream().write((window + "\n").getBytes(StandardCharsets.US_ASCII));
+                }
+                for (int i = 0; i < agents.size(); i++) {
+                    String answer = new BufferedReader(new InputStreamReader(agents.get(i).getInputStream(),
+                            StandardCharsets.US_ASCII)).readLine();
                     if (answer == null) { // the agent closes without an answer when tipc failed
-                        throw new IOException("machine " + machine + " did not set TIPC link window " + window + ": " + answer);
+                        throw new IOException("machine " + machines.get(i) + " did not set TIPC link window " + window);
                     }
-                    if (window == cappedWindow && machine.equals(machines.get(1))) {
+                    if (window == cappedWindow && i == 1) {
                         cappedReport = answer;
                     }
+                }
+            } finally {
+                for (Socket agent : agents) {
+                    agent.close();
                 }
             }
             current = window;
