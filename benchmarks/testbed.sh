@@ -26,14 +26,20 @@ enter_testbed() {
 }
 
 # The same with M machines; the calling script then runs in every machine, and the
-# result is machine 1's: enter_testbed_machines M "$0" "$@"
+# result is machine 1's. OPTIONS go to tipc-vm (e.g. --port-mbit R).
+#   enter_testbed_machines M [OPTION...] -- "$0" "$@"
 enter_testbed_machines() {
-  local machines=$1
+  local machines=$1 options=()
+  shift
+  while [ "$1" != -- ]; do
+    options+=("$1")
+    shift
+  done
   shift
   [ -n "${TIPC_TESTBED_MACHINES:-}" ] && return
   [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
-  exec "$root/src/test/testbed/tipc-vm" --machines "$machines" -- "$@"
+  exec "$root/src/test/testbed/tipc-vm" --machines "$machines" "${options[@]}" -- "$@"
 }
 
 # A TIPC name {READY_TYPE, K} says machine K's servers are up: announce_ready, then
