@@ -370,8 +370,7 @@ public final class ParallelSocketsBenchmark {
                 A = B's connections and V = %d is the predicted rate of group B. Medians over rounds; errors
                 are measured minus model (share error in percentage points of the link). Rates count
                 payload; the limit counts Ethernet frames, of which TCP payload is 1448 of 1514 bytes
-                (96%%), and TIPC's about as much: that is a full link. Above the limit, the traffic did
-                not cross the limiter; well below it, something before the limiter was the bottleneck.
+                (96%%), and TIPC's about as much: that is a full link.
 
                 """, aConnections, aConnections));
         bySeries.forEach((series, ps) -> {
@@ -382,7 +381,8 @@ public final class ParallelSocketsBenchmark {
             s.append(String.format(Locale.ROOT, "Link bandwidth B (group A alone): %.2f Mbit/s, %.0f%% of the "
                     + "limit%s.%n%n", first.capacityMbit(), 100 * linkUse, linkUse > 1.02
                             ? ": more than the limiter passes, so this traffic did not cross it"
-                            : linkUse < 0.9 ? ": the limiter was not the bottleneck" : ""));
+                            : linkUse < 0.9 ? ": this traffic did not fill the limiter; the limiter or something before it"
+                                    + " held it back" : ""));
             if (first.transport().equals(Transport.TIPC.toString())) {
                 s.append(String.format(Locale.ROOT, TIPC_LINK_NOTE, 50 * 1514 * 8 / (first.limitMbit() * 1e3)));
             }
