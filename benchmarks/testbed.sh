@@ -1,5 +1,6 @@
-# Sourced by the benchmark scripts that run in the TIPC testbed (stream-throughput,
-# event-loop): building, entering the VM, starting servers on a node and waiting for them.
+# Sourced by the benchmark scripts that run in the TIPC testbed (stream-throughput, incast,
+# event-loop, parallel-sockets, shuffle): building, entering the VM, starting servers on a
+# node and waiting for them.
 # Expects $here (benchmarks/) and $root (the checkout) to be set.
 #
 # Two shapes of testbed (src/test/testbed/README.md): TIPC nodes as namespaces n1..nN of
@@ -13,33 +14,31 @@ server_pids=()
 trap 'kill "${server_pids[@]}" 2>/dev/null || true' EXIT
 
 # On the host: build, record the real CPU (the guest sees only QEMU's), and re-run the
-# calling script inside the testbed with NODES nodes. Inside the testbed: return.
-# $testbed_timeout, if set, replaces the VM's default time limit (seconds).
-#   enter_testbed NODES "$0" "$@"
+# calling script inside the testbed; inside the testbed: return. OPTIONs go to tipc-vm
+# (--timeout S, --port-mbit R, ...).
+#   enter_testbed NODES [OPTION...] -- "$0" "$@"           namespaces n1..nN of one guest
+#   enter_testbed_machines M [OPTION...] -- "$0" "$@"      M guests; the script runs in every
+#                                                          one, and machine 1's result counts
 enter_testbed() {
-  local nodes=$1
-  shift
   [ -n "${TIPC_TESTBED_NODES:-}" ] && return
+  # Two vCPUs emulated in parallel, as two nodes' processes run in parallel on real machines.
+  TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} boot_testbed --nodes "$@"
+}
+
+enter_testbed_machines() {
+  [ -n "${TIPC_TESTBED_MACHINES:-}" ] && return
+  boot_testbed --machines "$@"
+}
+
+boot_testbed() {
   [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
   record_host
-  # Two vCPUs emulated in parallel, as two nodes' processes run in parallel on real machines.
-  TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} exec "$root/src/test/testbed/tipc-vm" --nodes "$nodes" ${testbed_timeout:+--timeout "$testbed_timeout"} -- "$@"
+  exec "$root/src/test/testbed/tipc-vm" "$@"
 }
 
 # Records the host's CPU and kernel for the summaries (Machine reads it as -Dbench.host).
 record_host() {
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
-}
-
-# The same with M machines; the calling script then runs in every machine, and the
-# result is machine 1's: enter_testbed_machines M "$0" "$@"
-enter_testbed_machines() {
-  local machines=$1
-  shift
-  [ -n "${TIPC_TESTBED_MACHINES:-}" ] && return
-  [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
-  record_host
-  exec "$root/src/test/testbed/tipc-vm" --machines "$machines" -- "$@"
 }
 
 # A TIPC name {READY_TYPE, K} says machine K's servers are up: announce_ready, then

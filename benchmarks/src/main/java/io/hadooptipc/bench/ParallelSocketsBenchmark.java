@@ -61,6 +61,24 @@ public final class ParallelSocketsBenchmark {
     private static final Map<Integer, double[]> SEED_UTILISATION = Map.of(2, new double[] {96, 3},
             16, new double[] {76, 28}, 32, new double[] {58, 40}, 64, new double[] {48, 50});
 
+    /**
+     * Why TIPC's groups may not fill the port: unlike TCP it has no congestion control per
+     * connection; all connections between two nodes share one link, whose window bounds them.
+     * Formatted with the window's time at the limit.
+     */
+    private static final String TIPC_LINK_NOTE = """
+            TIPC runs all connections between two nodes over one link, with no congestion control per
+            connection: each socket's flow control only bounds what its peer has not yet read. The link
+            keeps at most its window of packets unacknowledged (since Linux 5.6 a variable window up to
+            a maximum, 50 packets by default, `tipc link get win link NAME`; "Window" in the link
+            counters above). 50 full frames take %.0f ms at this limit: the link fills the port only
+            while a round trip without queueing is shorter, and a longer (emulated) round trip caps
+            TIPC at window/RTT. A packet lost on the way is repaired by the link (NACK, retransmission)
+            for every connection on it at once. The counters above say how often senders found the
+            window full ("Congestion link") and how many packets were sent again ("retrans").
+
+            """;
+
     private ParallelSocketsBenchmark() {
     }
 
@@ -352,7 +370,7 @@ public final class ParallelSocketsBenchmark {
                 A = B's connections and V = %d is the predicted rate of group B. Medians over rounds; errors
                 are measured minus model (share error in percentage points of the link). Rates count
                 payload; the limit counts Ethernet frames, of which TCP payload is 1448 of 1514 bytes
-                (96%%): that is a full link.
+                (96%%), and TIPC's about as much: that is a full link.
 
                 """, aConnections, aConnections));
         bySeries.forEach((series, ps) -> {
@@ -362,7 +380,12 @@ public final class ParallelSocketsBenchmark {
             double linkUse = first.capacityMbit() / first.limitMbit();
             s.append(String.format(Locale.ROOT, "Link bandwidth B (group A alone): %.2f Mbit/s, %.0f%% of the "
                     + "limit%s.%n%n", first.capacityMbit(), 100 * linkUse, linkUse > 1.02
-                            ? ": more than the limiter passes, so this traffic did not cross it" : ""));
+                            ? ": more than the limiter passes, so this traffic did not cross it"
+                            : linkUse < 0.9 ? ": this traffic did not fill the limiter; the limiter or something before it"
+                                    + " held it back" : ""));
+            if (first.transport().equals(Transport.TIPC.toString())) {
+                s.append(String.format(Locale.ROOT, TIPC_LINK_NOTE, 50 * 1514 * 8 / (first.limitMbit() * 1e3)));
+            }
             s.append("| B's connections | total, % of limit | B's share | model | share error (pp) "
                     + "| B's rate | BNA | error | relative error | A's rate | IB |\n");
             s.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
