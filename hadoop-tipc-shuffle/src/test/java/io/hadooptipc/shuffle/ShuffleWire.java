@@ -9,6 +9,8 @@ import javax.crypto.SecretKey;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -75,9 +77,16 @@ public final class ShuffleWire {
         if (status != 200) {
             return new Response(head, status, List.of(), new String(body, StandardCharsets.UTF_8));
         }
+        return new Response(head, status, frames(new ByteArrayInputStream(body)), null);
+    }
+
+    /** The map outputs of a 200 response's body, to its end. */
+    public static List<Frame> frames(InputStream body) throws IOException {
         List<Frame> frames = new ArrayList<>();
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(body));
-        while (in.available() > 0) {
+        PushbackInputStream pushback = new PushbackInputStream(body, 1);
+        DataInputStream in = new DataInputStream(pushback);
+        for (int next; (next = pushback.read()) >= 0; ) {
+            pushback.unread(next);
             String mapId = WritableUtils.readStringSafely(in, 1000);
             long compressed = WritableUtils.readVLong(in);
             long raw = WritableUtils.readVLong(in);
@@ -86,7 +95,7 @@ public final class ShuffleWire {
             in.readFully(data);
             frames.add(new Frame(mapId, raw, reduce, data));
         }
-        return new Response(head, status, frames, null);
+        return frames;
     }
 
     private ShuffleWire() {

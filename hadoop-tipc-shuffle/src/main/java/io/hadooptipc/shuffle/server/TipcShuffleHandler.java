@@ -9,6 +9,7 @@ import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.security.token.SecretManager;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +49,11 @@ public class TipcShuffleHandler extends ShuffleHandler {
 
     @Override
     protected void serviceStart() throws Exception {
+        if (getAuxiliaryLocalPathHandler() == null) {
+            LOG.info("no local path handler from the NodeManager (the aux service is on its own class path, whose "
+                    + "wrapper keeps it): reading map outputs from {} directly", YarnConfiguration.NM_LOCAL_DIRS);
+            setAuxiliaryLocalPathHandler(new NodeManagerLocalDirs(getConfig()));
+        }
         super.serviceStart();
         try {
             startTipc(getConfig());
