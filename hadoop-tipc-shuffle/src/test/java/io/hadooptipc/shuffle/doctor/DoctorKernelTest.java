@@ -36,8 +36,9 @@ class DoctorKernelTest {
     @Test
     void readyWhereBearerLinksAndNamesAreUp() throws Exception {
         int port = ShuffleHandler.DEFAULT_SHUFFLE_PORT;
-        try (TipcServerSocketChannel n1 = Testbed.on("n1", () -> publish(port));
-             TipcServerSocketChannel n2 = Testbed.on("n2", () -> publish(port))) {
+        TipcServerSocketChannel n1 = Testbed.on("n1", () -> publish(port));
+        TipcServerSocketChannel n2 = Testbed.on("n2", () -> publish(port));
+        try {
             ShuffleServiceName n2Name = Testbed.on("n2", () -> ShuffleServiceName.ofThisHost(port)).stream()
                     .filter(n -> !n.address().isLoopbackAddress()).findFirst().orElseThrow();
             Testbed.awaitPublished("n1", n2Name.tipcAddress(TYPE), Duration.ofSeconds(20));
@@ -59,6 +60,9 @@ class DoctorKernelTest {
             JsonNode report = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
             assertEquals(0, exit, report.toString());
             assertTrue(report.get("ready").asBoolean());
+        } finally {
+            n1.close();
+            n2.close();
         }
     }
 
