@@ -5,6 +5,11 @@ import io.hadooptipc.tipc.TipcServiceAddress;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The TIPC name of one NodeManager's shuffle service, derived from what a reducer
@@ -33,6 +38,29 @@ public record ShuffleServiceName(InetAddress address, int port) {
      */
     public static ShuffleServiceName of(InetAddress address, int port) {
         return new ShuffleServiceName(address.isLoopbackAddress() ? LOOPBACK : address, port);
+    }
+
+    /**
+     * The names a NodeManager on this host publishes for its shuffle port: one for every
+     * address of every interface that is up, except IPv6 link-local ones.
+     */
+    public static List<ShuffleServiceName> ofThisHost(int port) throws SocketException {
+        Set<ShuffleServiceName> names = new LinkedHashSet<>();
+        for (NetworkInterface nic : NetworkInterface.networkInterfaces().toList()) {
+            try {
+                if (!nic.isUp()) {
+                    continue;
+                }
+            } catch (SocketException e) { // listed, then gone (or listed from another network namespace)
+                continue;
+            }
+            for (InetAddress a : nic.inetAddresses().toList()) {
+                if (!(a instanceof Inet6Address && a.isLinkLocalAddress())) {
+                    names.add(of(a, port));
+                }
+            }
+        }
+        return List.copyOf(names);
     }
 
     public int instance() {

@@ -16,10 +16,6 @@ import org.slf4j.LoggerFactory;
 
 import javax.crypto.SecretKey;
 import java.io.IOException;
-import java.net.Inet6Address;
-import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -76,7 +72,7 @@ public class TipcShuffleHandler extends ShuffleHandler {
         int type = TipcShuffleConfig.serviceType(conf);
         Duration check = Duration.ofMillis(conf.getInt(TipcShuffleConfig.COLLISION_CHECK_MS,
                 TipcShuffleConfig.DEFAULT_COLLISION_CHECK_MS));
-        List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, localNames(port), check);
+        List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, ShuffleServiceName.ofThisHost(port), check);
         if (names.isEmpty()) {
             LOG.warn("TIPC shuffle not started: every name of this node is taken (see errors above)");
             return;
@@ -160,26 +156,5 @@ public class TipcShuffleHandler extends ShuffleHandler {
 
     private static int keepAliveSeconds(Configuration conf) {
         return Math.max(1, conf.getInt(SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT, DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT));
-    }
-
-    /** A name for every address of every interface that is up, except IPv6 link-local ones. */
-    static List<ShuffleServiceName> localNames(int port) throws SocketException {
-        Set<ShuffleServiceName> names = new LinkedHashSet<>();
-        for (NetworkInterface nic : NetworkInterface.networkInterfaces().toList()) {
-            try {
-                if (!nic.isUp()) {
-                    continue;
-                }
-            } catch (SocketException e) { // listed, then gone (or listed from another network namespace)
-                LOG.debug("skipping interface {}: {}", nic.getName(), e.getMessage());
-                continue;
-            }
-            for (InetAddress a : nic.inetAddresses().toList()) {
-                if (!(a instanceof Inet6Address && a.isLinkLocalAddress())) {
-                    names.add(ShuffleServiceName.of(a, port));
-                }
-            }
-        }
-        return List.copyOf(names);
     }
 }

@@ -1,0 +1,115 @@
+package io.hadooptipc.dist;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+
+import static io.hadooptipc.dist.UnpackedTarball.VERSION;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What `mvn package` puts in hadoop-tipc-<version>.tar.gz, unpacked. */
+class TarballIT {
+    static final String LIB = "/opt/hadoop-tipc-" + VERSION + "/lib/*";
+
+    @Test
+    void layoutIsExactlyWhatTheOperatorInstalls() throws Exception {
+        Path home = UnpackedTarball.home();
+        Set<String> files = new TreeSet<>();
+        try (Stream<Path> all = Files.walk(home)) {
+            all.filter(Files::isRegularFile).forEach(f -> files.add(home.relativize(f).toString()));
+        }
+        assertEquals(new TreeSet<>(List.of(
+                "INSTALL",
+                "bin/hadoop-tipc",
+                "etc/hadoop-tipc/hdfs-site.xml",
+                "etc/hadoop-tipc/mapred-site.xml",
+                "etc/hadoop-tipc/yarn-site.xml",
+                "lib/hadoop-tipc-shuffle-" + VERSION + ".jar",
+                "lib/hdfs-storage-policy-tools-" + VERSION + ".jar",
+                "lib/jna-5.17.0.jar", // the DataNode's core affinity; Hadoop ships JNA only to the NodeManager
+                "lib/tipc-jni-" + VERSION + ".jar")), files);
+        assertTrue(Files.isExecutable(home.resolve("bin/hadoop-tipc")));
+        try (JarFile jni = new JarFile(home.resolve("lib/tipc-jni-" + VERSION + ".jar").toFile())) {
+            assertNotNull(jni.getEntry("META-INF/native/linux-x86_64/libhadooptipc.so"), "native library in the jar");
+        }
+    }
+
+    @Test
+    void snippetsAndInstallNameTheUnpackedFolder() throws Exception {
+        Path home = UnpackedTarball.home();
+        for (String f : List.of("INSTALL", "etc/hadoop-tipc/yarn-site.xml", "etc/hadoop-tipc/mapred-site.xml",
+                "etc/hadoop-tipc/hdfs-site.xml")) {
+            String text = Files.readString(home.resolve(f));
+            assertFalse(text.contains("${"), f + " has an unfiltered property");
+            assertTrue(text.contains("/opt/hadoop-tipc-" + VERSION + "/lib/*"), f);
+        }
+    }
+
+    @Test
+    void snippetsSetTheStockKeysAnOperatorMustSet() throws Exception {
+        Configuration yarn = snippet("yarn-site.xml");
+        assertEquals("mapreduce_shuffle", yarn.get("yarn.nodemanager.aux-services"));
+        assertEquals("io.hadooptipc.shuffle.server.TipcShuffleHandler",
+                yarn.get("yarn.nodemanager.aux-services.mapreduce_shuffle.class"));
+        assertEquals(LIB, yarn.get("yarn.nodemanager.aux-services.mapreduce_shuffle.classpath"));
+        Configuration mapred = snippet("mapred-site.xml");
+        assertEquals("io.hadooptipc.shuffle.client.TipcShuffleConsumer",
+                mapred.get("mapreduce.job.reduce.shuffle.consumer.plugin.class"));
+        String[] appClasspath = mapred.getTrimmedStrings("mapreduce.application.classpath");
+        assertEquals(LIB, appClasspath[appClasspath.length - 1]);
+        assertTrue(appClasspath[0].startsWith("$HADOOP_MAPRED_HOME/share/hadoop/mapreduce/"), "stock entries kept");
+    }
+
+    @Test
+    void everyShippedDefaultIsInTheSnippetsWithItsValue() throws Exception {
+        Path lib = UnpackedTarball.home().resolve("lib");
+        Map<String, List<String>> snippetsOfDefaults = Map.of(
+                "hadoop-tipc-shuffle-" + VERSION + ".jar!tipc-shuffle-default.xml", List.of("yarn-site.xml", "mapred-site.xml"),
+                "hdfs-storage-policy-tools-" + VERSION + ".jar!hdfs-storage-policy-tools-default.xml", List.of("hdfs-site.xml"));
+        for (Map.Entry<String, List<String>> e : snippetsOfDefaults.entrySet()) {
+            String[] jarAndResource = e.getKey().split("!");
+            Configuration defaults = new Configuration(false);
+            try (URLClassLoader jar = new URLClassLoader(new URL[]{lib.resolve(jarAndResource[0]).toUri().toURL()}, null);
+                 InputStream xml = jar.getResourceAsStream(jarAndResource[1])) {
+                assertNotNull(xml, e.getKey());
+                defaults.addResource(xml);
+                int keys = 0;
+                for (Map.Entry<String, String> key : defaults) {
+                    keys++;
+                    boolean found = false;
+                    for (String file : e.getValue()) {
+                        Configuration snippet = snippet(file);
+                        if (snippet.getRaw(key.getKey()) != null) {
+                            found = true;
+                            assertEquals(defaults.getRaw(key.getKey()), snippet.getRaw(key.getKey()),
+                                    key.getKey() + " in " + file);
+                        }
+                    }
+                    assertTrue(found, key.getKey() + " from " + e.getKey() + " is in none of " + e.getValue());
+                }
+                assertTrue(keys >= 5, e.getKey() + " read");
+            }
+        }
+    }
+
+    private static Configuration snippet(String name) throws Exception {
+        Configuration conf = new Configuration(false);
+        conf.addResource(new org.apache.hadoop.fs.Path(
+                UnpackedTarball.home().resolve("etc/hadoop-tipc").resolve(name).toUri()));
+        return conf;
+    }
+}

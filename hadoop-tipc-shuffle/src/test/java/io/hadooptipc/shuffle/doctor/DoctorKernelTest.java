@@ -1,0 +1,133 @@
+package io.hadooptipc.shuffle.doctor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.tipc.Testbed;
+import io.hadooptipc.tipc.TipcServerSocketChannel;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.ShuffleHandler;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The doctor on real TIPC nodes of the testbed (tipc-vm --nodes 3): ready (n1, with a
+ * bearer, links to n2 and n3, and its shuffle names bound), no bearer (the guest's root
+ * namespace), and no peer (a namespace whose bearer is on a veth that leads nowhere).
+ */
+@Tag("tipc-kernel")
+class DoctorKernelTest {
+    static final int TYPE = TipcShuffleConfig.DEFAULT_SERVICE_TYPE;
+
+    @Test
+    void readyWhereBearerLinksAndNamesAreUp() throws Exception {
+        int port = ShuffleHandler.DEFAULT_SHUFFLE_PORT;
+        TipcServerSocketChannel n1 = Testbed.on("n1", () -> publish(port));
+        TipcServerSocketChannel n2 = Testbed.on("n2", () -> publish(port));
+        try {
+            ShuffleServiceName n2Name = Testbed.on("n2", () -> ShuffleServiceName.ofThisHost(port)).stream()
+                    .filter(n -> !n.address().isLoopbackAddress()).findFirst().orElseThrow();
+            Testbed.awaitPublished("n1", n2Name.tipcAddress(TYPE), Duration.ofSeconds(20));
+
+            Map<String, Check> checks = Testbed.on("n1", () -> byName(NodeDoctor.forThisNode(new Configuration())));
+            for (Check c : checks.values()) {
+                assertEquals(Check.Status.OK, c.status(), c.toString());
+            }
+            assertEquals("n1", checks.get("node-identity").finding().split(" ")[0]);
+            assertEquals("eth:eth0", checks.get("bearers").finding());
+            assertTrue(checks.get("links").finding().startsWith("up to " + (Testbed.nodeCount() - 1) + " node(s)"),
+                    checks.get("links").finding());
+            assertTrue(checks.get("links").finding().contains("n2"), checks.get("links").finding());
+            assertTrue(checks.get("peer-names").finding().contains("n2 ("), checks.get("peer-names").finding());
+
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int exit = Testbed.on("n1", () -> Doctor.run(new String[]{"--json"},
+                    new PrintStream(out, true, StandardCharsets.UTF_8), System.err));
+            JsonNode report = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+            assertEquals(0, exit, report.toString());
+            assertTrue(report.get("ready").asBoolean());
+        } finally {
+            n1.close();
+            n2.close();
+        }
+    }
+
+    @Test
+    void notReadyWithoutABearer() throws Exception {
+        // The guest's root namespace: TIPC is loaded, but the testbed enables bearers only in n1..nN.
+        DoctorReport report = NodeDoctor.forThisNode(new Configuration()).examine();
+        Map<String, Check> checks = byName(report);
+        assertEquals(Check.Status.OK, checks.get("af-tipc").status());
+        assertEquals(Check.Status.FAIL, checks.get("bearers").status(), report.text());
+        assertEquals("no bearer enabled", checks.get("bearers").finding());
+        assertEquals(Check.Status.FAIL, checks.get("links").status(), report.text());
+        assertFalse(report.ready());
+        assertEquals(Check.Status.WARN, checks.get("shuffle-names").status(), report.text());
+        assertTrue(checks.get("shuffle-names").finding().contains("no NodeManager runs here"), report.text());
+    }
+
+    @Test
+    void notReadyWithABearerThatReachesNoPeer() throws Exception {
+        sh("ip netns add lone");
+        try {
+            sh("ip link add lone0 type veth peer name lone1");
+            sh("ip link set lone0 netns lone");
+            sh("ip -n lone link set lo up");
+            sh("ip -n lone link set lone0 up");
+            sh("ip netns exec lone tipc node set identity lone");
+            sh("ip netns exec lone tipc bearer enable media eth device lone0");
+
+            DoctorReport report = Testbed.on("lone", () -> NodeDoctor.forThisNode(new Configuration()).examine());
+            Map<String, Check> checks = byName(report);
+            assertEquals("lone", checks.get("node-identity").finding().split(" ")[0], report.text());
+            assertEquals(Check.Status.OK, checks.get("bearers").status(), report.text());
+            assertEquals("eth:lone0", checks.get("bearers").finding());
+            assertEquals(Check.Status.FAIL, checks.get("links").status(), report.text());
+            assertEquals("no TIPC link up to another node", checks.get("links").finding());
+            assertFalse(report.ready());
+        } finally {
+            sh("ip netns del lone");
+        }
+    }
+
+    /** Binds this node's shuffle names as TipcShuffleHandler publishes them. */
+    private static TipcServerSocketChannel publish(int port) throws Exception {
+        TipcServerSocketChannel server = TipcServerSocketChannel.open();
+        for (ShuffleServiceName name : ShuffleServiceName.ofThisHost(port)) {
+            server.bind(name.tipcAddress(TYPE), name.scope());
+        }
+        return server;
+    }
+
+    private static Map<String, Check> byName(NodeDoctor doctor) {
+        return byName(doctor.examine());
+    }
+
+    private static Map<String, Check> byName(DoctorReport report) {
+        Map<String, Check> checks = new HashMap<>();
+        report.checks().forEach(c -> checks.put(c.name(), c));
+        assertEquals(8, checks.size(), report.text());
+        return checks;
+    }
+
+    private static void sh(String command) throws Exception {
+        Process p = new ProcessBuilder(List.of(command.split(" "))).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), command);
+        assertEquals(0, p.exitValue(), command + ": " + out);
+    }
+}
