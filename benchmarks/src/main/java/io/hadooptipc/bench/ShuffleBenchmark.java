@@ -5,8 +5,11 @@ import io.hadooptipc.shuffle.ShuffleComparison.Measured;
 import io.hadooptipc.shuffle.ShuffleComparison.ReduceAttempt;
 import io.hadooptipc.shuffle.ShuffleComparison.Side;
 import io.hadooptipc.shuffle.ShuffleComparison.Spec;
+import io.hadooptipc.shuffle.MiniShuffleCluster;
+import io.hadooptipc.shuffle.ShuffleCluster;
 import io.hadooptipc.shuffle.ShuffleJob;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.knowm.xchart.CategoryChart;
@@ -23,12 +26,15 @@ import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
- * MapReduce jobs with the stock shuffle and ours, side by side in one MiniMRYarnCluster
- * (ShuffleComparison): shuffle phase time and CPU, job time, transport counters, and whether
- * the outputs are byte-identical. Exits 1 if an output differs or is wrong, 2 if this node
- * has AF_TIPC yet our shuffle moved bytes over TCP.
- * <p>Arguments: {@code OUT ROUNDS SPEC...}, each SPEC {@code job:maps:reduces:records}
- * with job {@code wordcount} or {@code shuffle-heavy}.
+ * MapReduce jobs with the stock shuffle and ours, side by side on one cluster
+ * (ShuffleComparison): shuffle phase time and CPU, job time, transport counters, TIPC bytes
+ * between machines, and whether the outputs are byte-identical. Exits 1 if an output differs
+ * or is wrong, 2 if this node has AF_TIPC yet our shuffle moved bytes over TCP.
+ * <p>Arguments: {@code CLUSTER OUT ROUNDS SPEC...}. CLUSTER is {@code mini} (a MiniMRYarnCluster
+ * in this JVM) or {@code testbed} (the real cluster of testbed-cluster/hadoop-cluster, from its
+ * machine 1: environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN},
+ * {@code HADOOP_CLUSTER_NIC}). Each SPEC is {@code job:maps:reduces:records} with job
+ * {@code wordcount} or {@code shuffle-heavy}.
  */
 public final class ShuffleBenchmark {
     /** One metric of a job, stock against ours: medians over rounds and the median of the per-round ratios ours/stock. */
@@ -52,39 +58,82 @@ public final class ShuffleBenchmark {
             new Metric("job, launch to finish", "ms", Measured::jobMillis));
 
     public static void main(String[] args) throws Exception {
-        Path out = Path.of(args[0]);
-        int rounds = Integer.parseInt(args[1]);
-        List<Spec> specs = Arrays.stream(args, 2, args.length).map(ShuffleBenchmark::spec).toList();
+        Path out = Path.of(args[1]);
+        int rounds = Integer.parseInt(args[2]);
+        List<Spec> specs = Arrays.stream(args, 3, args.length).map(ShuffleBenchmark::spec).toList();
         boolean tipc = Tipc.availability().isAvailable();
         System.out.println("TIPC on this node: " + Tipc.availability());
         Path work = Files.createTempDirectory("shuffle-bench");
         List<Measured> runs = new ArrayList<>();
-        ShuffleComparison.run(work, specs, rounds, m -> {
-            System.out.printf("round %d %-20s %-5s job %6.1f s, shuffle %6d ms (median reducer), %s, output %s%n",
-                    m.round(), m.spec().name(), m.side().label, m.jobMillis() / 1e3,
-                    (long) METRICS.get(0).value().applyAsDouble(m), transport(m), m.correct() ? "correct" : "WRONG");
-            runs.add(m);
-            // Written after every stock/ours pair: a run cut short (the VM's time limit) keeps what it measured.
-            if (partner(runs, m).isPresent()) {
-                try {
-                    report(out, specs, runs, rounds, tipc);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+        try (ShuffleCluster cluster = cluster(args[0])) {
+            ShuffleComparison.run(cluster, work, specs, rounds, m -> {
+                System.out.printf("round %d %-20s %-5s job %6.1f s, shuffle %6d ms (median reducer), %s, output %s%n",
+                        m.round(), m.spec().name(), m.side().label, m.jobMillis() / 1e3,
+                        (long) METRICS.get(0).value().applyAsDouble(m), transport(m), m.correct() ? "correct" : "WRONG");
+                runs.add(m);
+                // Written after every stock/ours pair: a run cut short (the VM's time limit) keeps what it measured.
+                if (partner(runs, m).isPresent()) {
+                    try {
+                        report(out, cluster.description(), specs, runs, rounds, tipc);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
                 }
-            }
-        });
+            });
+        }
         boolean allGood = runs.stream().allMatch(m -> m.correct() && identical(runs, m));
         boolean allTipc = runs.stream().filter(m -> m.side() == Side.OURS).allMatch(m -> transport(m).equals("tipc"));
+        System.out.print(verdict(runs, allGood));
         System.exit(!allGood ? 1 : tipc && !allTipc ? 2 : 0);
     }
 
-    private static void report(Path out, List<Spec> allSpecs, List<Measured> runs, int rounds, boolean tipc)
+    private static ShuffleCluster cluster(String kind) throws Exception {
+        return switch (kind) {
+            case "mini" -> MiniShuffleCluster.start("shuffle", TipcShuffleHandler.class, 1);
+            case "testbed" -> TestbedCluster.connect(Integer.parseInt(System.getenv("TIPC_TESTBED_MACHINES")),
+                    Path.of(System.getenv("HADOOP_CLUSTER_RUN")), System.getenv("HADOOP_CLUSTER_NIC"));
+            default -> throw new IllegalArgumentException("CLUSTER is mini or testbed, not " + kind);
+        };
+    }
+
+    /** The closing lines: what went over which transport, what crossed machines, the ratios, whether outputs match. */
+    static String verdict(List<Measured> runs, boolean allGood) {
+        List<Measured> ours = runs.stream().filter(m -> m.side() == Side.OURS).toList();
+        StringBuilder s = new StringBuilder("\n== stock shuffle vs ours ==\n");
+        s.append(String.format("our shuffle: %d bytes in %d map outputs via TIPC, %d bytes in %d map outputs via TCP%n",
+                total(ours, TipcShuffleCounter.TIPC_BYTES), total(ours, TipcShuffleCounter.TIPC_MAP_OUTPUTS),
+                total(ours, TipcShuffleCounter.TCP_BYTES), total(ours, TipcShuffleCounter.TCP_MAP_OUTPUTS)));
+        s.append("fallbacks by reason:");
+        for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
+            if (c.name().startsWith("FALLBACK_") || c == TipcShuffleCounter.TCP_BY_CONFIGURATION) {
+                s.append(' ').append(c.name()).append('=').append(total(ours, c));
+            }
+        }
+        s.append('\n');
+        if (ours.stream().allMatch(m -> m.crossMachineTipcBytes() >= 0)) {
+            s.append(String.format("cross-machine TIPC bytes: %d (ours), %d (stock)%n",
+                    ours.stream().mapToLong(Measured::crossMachineTipcBytes).sum(),
+                    runs.stream().filter(m -> m.side() == Side.STOCK).mapToLong(Measured::crossMachineTipcBytes).sum()));
+        }
+        for (Spec spec : runs.stream().map(Measured::spec).distinct().toList()) {
+            s.append(String.format("%s ours/stock: shuffle phase %s, reducers' shuffle CPU %s, NodeManager serving CPU %s%n",
+                    spec.name(), ratio(compare(runs, spec, METRICS.get(0))), ratio(compare(runs, spec, METRICS.get(1))),
+                    ratio(compare(runs, spec, METRICS.get(2)))));
+        }
+        return s.append("output identical to stock: ").append(allGood ? "yes" : "no").append('\n').toString();
+    }
+
+    private static String ratio(Compared c) {
+        return Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio());
+    }
+
+    private static void report(Path out, String cluster, List<Spec> allSpecs, List<Measured> runs, int rounds, boolean tipc)
             throws IOException {
         List<Spec> specs = allSpecs.stream().filter(s -> runs.stream()
                 .anyMatch(m -> m.spec().equals(s) && partner(runs, m).isPresent())).toList();
         StringBuilder csv = new StringBuilder("round,job,maps,reduces,shuffle,transport,job_ms,shuffle_ms_median,"
                 + "shuffle_cpu_ms,serving_cpu_ms,launch_to_shuffle_end_ms_median,reduce_cpu_ms,reduce_shuffle_bytes,"
-                + "tipc_bytes,tcp_bytes,fallback_requests,output_correct,output_identical\n");
+                + "tipc_bytes,tcp_bytes,fallback_requests,cross_machine_tipc_bytes,output_correct,output_identical\n");
         for (Measured m : runs) {
             if (partner(runs, m).isEmpty()) {
                 continue;
@@ -96,6 +145,7 @@ public final class ShuffleBenchmark {
                     fmt(sum(m, ReduceAttempt::cpuMillis)), String.valueOf(m.counter(TaskCounter.REDUCE_SHUFFLE_BYTES)),
                     String.valueOf(m.counter(TipcShuffleCounter.TIPC_BYTES)),
                     String.valueOf(m.counter(TipcShuffleCounter.TCP_BYTES)), String.valueOf(fallbacks(m)),
+                    String.valueOf(m.crossMachineTipcBytes()),
                     String.valueOf(m.correct()), String.valueOf(identical(runs, m)))).append('\n');
         }
 
@@ -114,7 +164,7 @@ public final class ShuffleBenchmark {
         int planned = 2 * rounds * allSpecs.size();
         String partial = runs.size() == planned ? "" : String.format("**Partial: %d of %d job runs done so far** (this "
                 + "summary is rewritten after each stock/ours pair).%n%n", runs.size(), planned);
-        Results.write(out, "shuffle", csv, partial + summary(specs, runs, rounds, tipc));
+        Results.write(out, "shuffle", csv, partial + summary(cluster, specs, runs, rounds, tipc));
     }
 
     static Spec spec(String text) {
@@ -149,20 +199,20 @@ public final class ShuffleBenchmark {
                 : m.counter(TipcShuffleCounter.TCP_BYTES) == total ? "tcp-fallback" : "mixed";
     }
 
-    private static String summary(List<Spec> specs, List<Measured> runs, int rounds, boolean tipc) {
+    private static String summary(String cluster, List<Spec> specs, List<Measured> runs, int rounds, boolean tipc) {
         StringBuilder s = new StringBuilder();
-        s.append(String.format("One MiniMRYarnCluster with one NodeManager running `TipcShuffleHandler` (it serves the "
-                        + "stock HTTP/TCP shuffle as the stock handler does, and TIPC). Every job ran with the stock "
-                        + "`Shuffle` and with our `TipcShuffleConsumer`, on the same input, interleaved (%d round%s; the side "
-                        + "that goes first alternates from job to job). Reducers start after the last map; no speculative tasks. Task JVMs "
-                        + "of both sides: `%s`.%n%n", rounds, rounds == 1 ? "" : "s",
-                ShuffleComparison.TASK_JVM_OPTS));
-        s.append(tipc
-                ? "Transport: real TIPC in the testbed VM, **node-local**: the MiniCluster is one TIPC node (map outputs "
-                  + "and reducers on the same node), which is all one MiniCluster can do; cross-node TIPC is covered by "
-                  + "`CrossNodeShuffleKernelTest` and `stream-throughput`.\n\n"
-                : "Transport: **TCP fallback** for ours: this machine has no AF_TIPC, so our fetchers fall back to HTTP/TCP "
-                  + "as designed (`FALLBACK_TIPC_UNAVAILABLE`); this run only checks the pipeline, it compares no transports.\n\n");
+        s.append(String.format("%s Every job ran with the stock `Shuffle` and with our `TipcShuffleConsumer`, on the same "
+                        + "input, interleaved (%d round%s; the side that goes first alternates from job to job). Reducers "
+                        + "start after the last map; no speculative tasks. Task JVMs of both sides: `%s`.%n%n", cluster,
+                rounds, rounds == 1 ? "" : "s", ShuffleComparison.TASK_JVM_OPTS));
+        boolean acrossMachines = runs.stream().allMatch(m -> m.crossMachineTipcBytes() >= 0);
+        s.append(!tipc
+                ? "Transport: **TCP fallback** for ours: this machine has no AF_TIPC, so our fetchers fall back to HTTP/TCP "
+                  + "as designed (`FALLBACK_TIPC_UNAVAILABLE`); this run only checks the pipeline, it compares no transports.\n\n"
+                : acrossMachines
+                ? "Transport: real TIPC links between the machines. Cross-machine TIPC bytes are counted by the kernel, not "
+                  + "by us: a tc filter on ethertype 0x88ca (TIPC) on m1's NIC, before and after each job.\n\n"
+                : "Transport: real TIPC, **node-local**: one machine holds map outputs and reducers.\n\n");
         s.append("Shuffle phase = wall time of the shuffle consumer's `run()` in each reducer (first fetch to merged "
                 + "reducer input; counted by `TimedShuffleConsumer`, which wraps either shuffle), median over reducers; its "
                 + "CPU is the reducer JVM's CPU during `run()`, summed over reducers. NodeManager serving CPU = CPU time "
@@ -180,12 +230,17 @@ public final class ShuffleBenchmark {
             }
             List<Measured> ours = runs.stream().filter(m -> m.spec().equals(spec) && m.side() == Side.OURS).toList();
             s.append(String.format("%nOurs, summed over rounds: %d of %d shuffled bytes over TIPC, %d over TCP; "
-                            + "%d map outputs via TIPC, %d via TCP; %d fallback requests. Transport: %s. "
+                            + "%d map outputs via TIPC, %d via TCP; %d fallback requests; %s. Transport: %s. "
                             + "Output byte-identical to the stock shuffle's in every round: %s; equal to the expected "
                             + "output computed from the input: %s.%n%n",
                     total(ours, TipcShuffleCounter.TIPC_BYTES), total(ours, TaskCounter.REDUCE_SHUFFLE_BYTES),
                     total(ours, TipcShuffleCounter.TCP_BYTES), total(ours, TipcShuffleCounter.TIPC_MAP_OUTPUTS),
                     total(ours, TipcShuffleCounter.TCP_MAP_OUTPUTS), ours.stream().mapToLong(ShuffleBenchmark::fallbacks).sum(),
+                    acrossMachines ? String.format("%d bytes of TIPC frames crossed machines (the stock runs: %d)",
+                            ours.stream().mapToLong(Measured::crossMachineTipcBytes).sum(),
+                            runs.stream().filter(m -> m.spec().equals(spec) && m.side() == Side.STOCK)
+                                    .mapToLong(Measured::crossMachineTipcBytes).sum())
+                            : "one machine, no TIPC link crossed",
                     ours.stream().map(ShuffleBenchmark::transport).distinct().collect(Collectors.joining(", ")),
                     ours.stream().allMatch(m -> identical(runs, m)) ? "yes" : "**NO**",
                     runs.stream().filter(m -> m.spec().equals(spec)).allMatch(Measured::correct) ? "yes" : "**NO**"));
@@ -200,8 +255,8 @@ public final class ShuffleBenchmark {
                 + "a reducer fetching from up to 48 senders at once over Gigabit Ethernet, where TIPC had about 10% (up to "
                 + "16%) more throughput than CUBIC-TCP for messages of 8 KB and less, and 7-15% less CPU for 16 KB and "
                 + "less, the partition sizes it expects on large clusters (3-4 KB). Here the whole stock shuffle path runs "
-                + "(HTTP request, job-token HMAC, `ShuffleHeader` framing, merge) with only the transport changed, inside "
-                + "one emulated node: ");
+                + "(HTTP request, job-token HMAC, `ShuffleHeader` framing, merge) with only the transport changed, on "
+                + "emulated machines: ");
         if (!tipc) {
             return s.append("this run had no TIPC, so it says nothing about the seed's figures.\n").toString();
         }
@@ -213,9 +268,9 @@ public final class ShuffleBenchmark {
                             + "serving CPU %.2f. ", spec.name(), time.ratio(),
                     time.ratio() < 1 ? "ours faster" : "ours not faster", cpu.ratio(), serving.ratio()));
         }
-        return s.append("The direction can be compared with the seed, not the size: node-local TIPC has no link or "
-                + "congestion control to gain on, emulated CPUs inflate fixed costs (class loading, JNI set-up in fresh "
-                + "task JVMs) against per-byte ones, and each reducer has only a few map outputs to fetch.\n").toString();
+        return s.append("The direction can be compared with the seed, not the size: emulated CPUs inflate fixed costs "
+                + "(class loading, JNI set-up in fresh task JVMs) against per-byte ones, emulated Ethernet moves a few MiB/s, "
+                + "and each reducer has only a few map outputs to fetch.\n").toString();
     }
 
     private static Optional<Measured> partner(List<Measured> runs, Measured m) {

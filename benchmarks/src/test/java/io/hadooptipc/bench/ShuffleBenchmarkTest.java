@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.hadooptipc.bench.ShuffleBenchmark.Compared;
 import io.hadooptipc.bench.ShuffleBenchmark.Metric;
-import io.hadooptipc.shuffle.MiniShuffleCluster;
+import io.hadooptipc.shuffle.ShuffleCluster;
 import io.hadooptipc.shuffle.ShuffleComparison.Measured;
 import io.hadooptipc.shuffle.ShuffleComparison.Side;
 import io.hadooptipc.shuffle.ShuffleComparison.Spec;
@@ -56,7 +56,7 @@ class ShuffleBenchmarkTest {
     }
 
     private static Measured run(Spec spec, Side side, int round, long jobMillis) {
-        return new Measured(spec, side, round, null, true, jobMillis, List.of(), 0);
+        return new Measured(spec, side, round, null, true, jobMillis, List.of(), 0, -1);
     }
 
     private static Measured shuffled(Side side, long total, long tipc, long tcp) {
@@ -64,6 +64,6 @@ class ShuffleBenchmarkTest {
         counters.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).setValue(total);
         counters.findCounter(TipcShuffleCounter.TIPC_BYTES).setValue(tipc);
         counters.findCounter(TipcShuffleCounter.TCP_BYTES).setValue(tcp);
-        return new Measured(HEAVY, side, 1, new MiniShuffleCluster.Result(null, Map.of(), counters), true, 0, List.of(), 0);
+        return new Measured(HEAVY, side, 1, new ShuffleCluster.Result(null, Map.of(), counters), true, 0, List.of(), 0, -1);
     }
 }

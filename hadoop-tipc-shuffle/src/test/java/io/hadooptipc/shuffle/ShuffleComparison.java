@@ -1,7 +1,6 @@
 package io.hadooptipc.shuffle;
 
 import io.hadooptipc.shuffle.client.TipcShuffleConsumer;
-import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskCounter;
@@ -9,8 +8,6 @@ import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.jobhistory.JobHistoryParser;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,11 +18,11 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The stock shuffle against ours on the same jobs and inputs, in one MiniMRYarnCluster
- * whose NodeManager runs TipcShuffleHandler (which serves HTTP/TCP exactly as stock, so
- * the stock fetchers get the stock server path), interleaved round by round. Each job run
- * is measured from its history and counters and from the NodeManager's shuffle threads,
- * which run in this JVM. Used by bin/run (through benchmarks/shuffle) and the slow kernel test.
+ * The stock shuffle against ours on the same jobs and inputs, in one cluster whose
+ * NodeManagers run TipcShuffleHandler (which serves HTTP/TCP exactly as stock, so the stock
+ * fetchers get the stock server path), interleaved round by round. Each job run is measured
+ * from its history and counters, the NodeManagers' shuffle threads and, across machines, the
+ * TIPC traffic between them. Used by bin/run and benchmarks/shuffle, and the slow kernel test.
  */
 public final class ShuffleComparison {
     /**
@@ -74,31 +71,36 @@ public final class ShuffleComparison {
     }
 
     /** One job run with one shuffle: its output, whether that is the expected output, and what it cost. */
-    public record Measured(Spec spec, Side side, int round, MiniShuffleCluster.Result result, boolean correct,
-                           long jobMillis, List<ReduceAttempt> reduces, long servingCpuMillis) {
+    public record Measured(Spec spec, Side side, int round, ShuffleCluster.Result result, boolean correct,
+                           long jobMillis, List<ReduceAttempt> reduces, long servingCpuMillis, long crossMachineTipcBytes) {
         public long counter(Enum<?> counter) {
             return result.counters().findCounter(counter).getValue();
         }
     }
 
-    /** Runs every spec with both shuffles, {@code rounds} times, reporting each run to {@code done} as it ends. */
-    public static List<Measured> run(Path work, List<Spec> specs, int rounds, Consumer<Measured> done) throws Exception {
+    /**
+     * Runs every spec with both shuffles on {@code cluster}, {@code rounds} times, reporting each run to {@code done}
+     * as it ends. Inputs are written under {@code work}.
+     */
+    public static List<Measured> run(ShuffleCluster cluster, Path work, List<Spec> specs, int rounds,
+                                     Consumer<Measured> done) throws Exception {
         List<String> expected = new ArrayList<>();
+        List<org.apache.hadoop.fs.Path> inputs = new ArrayList<>();
         for (Spec spec : specs) {
-            expected.add(spec.job().writeInput(work.resolve(spec.name()).resolve("in"), spec.maps(), spec.records()));
+            Path local = work.resolve(spec.name()).resolve("in");
+            expected.add(spec.job().writeInput(local, spec.maps(), spec.records()));
+            inputs.add(cluster.stageInput(local));
         }
         List<Measured> runs = new ArrayList<>();
-        try (MiniShuffleCluster cluster = MiniShuffleCluster.start("shuffle", TipcShuffleHandler.class, 1)) {
-            for (int round = 1; round <= rounds; round++) {
-                for (int i = 0; i < specs.size(); i++) {
-                    // Who goes first alternates from job to job and round to round, so neither side
-                    // always meets the colder cluster.
-                    List<Side> order = (round + i) % 2 == 1 ? List.of(Side.STOCK, Side.OURS) : List.of(Side.OURS, Side.STOCK);
-                    for (Side side : order) {
-                        Measured m = measure(cluster, work, specs.get(i), side, round, expected.get(i));
-                        runs.add(m);
-                        done.accept(m);
-                    }
+        for (int round = 1; round <= rounds; round++) {
+            for (int i = 0; i < specs.size(); i++) {
+                // Who goes first alternates from job to job and round to round, so neither side
+                // always meets the colder cluster.
+                List<Side> order = (round + i) % 2 == 1 ? List.of(Side.STOCK, Side.OURS) : List.of(Side.OURS, Side.STOCK);
+                for (Side side : order) {
+                    Measured m = measure(cluster, inputs.get(i), specs.get(i), side, round, expected.get(i));
+                    runs.add(m);
+                    done.accept(m);
                 }
             }
         }
@@ -106,22 +108,24 @@ public final class ShuffleComparison {
     }
 
     /** Whether two outputs have the same part files, byte for byte. */
-    public static boolean identical(MiniShuffleCluster.Result a, MiniShuffleCluster.Result b) {
+    public static boolean identical(ShuffleCluster.Result a, ShuffleCluster.Result b) {
         return a.parts().keySet().equals(b.parts().keySet()) && a.parts().entrySet().stream()
                 .allMatch(e -> Arrays.equals(e.getValue(), b.parts().get(e.getKey())));
     }
 
-    private static Measured measure(MiniShuffleCluster cluster, Path work, Spec spec, Side side, int round,
-                                    String expected) throws Exception {
-        Path dir = work.resolve(spec.name());
+    private static Measured measure(ShuffleCluster cluster, org.apache.hadoop.fs.Path input, Spec spec, Side side,
+                                    int round, String expected) throws Exception {
         Map<String, String> settings = Stream.concat(JOB_SETTINGS.entrySet().stream(),
                         Stream.of(Map.entry(TimedShuffleConsumer.DELEGATE, side.consumer.getName())))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
-        long servingCpu = servingCpuNanos();
-        MiniShuffleCluster.Result result = cluster.run(spec.job(), dir.resolve("in"),
-                dir.resolve("out-" + side.label + "-" + round), TimedShuffleConsumer.class, spec.reduces(), settings);
-        servingCpu = servingCpuNanos() - servingCpu;
-        JobHistoryParser.JobInfo history = cluster.history(result.id());
+        long servingCpu = cluster.servingCpuNanos();
+        long tipcBytes = cluster.crossMachineTipcBytes();
+        ShuffleCluster.Result result = ShuffleJobRunner.run(cluster.config(), spec.job(), input,
+                cluster.outputPath(spec.name() + "-" + side.label + "-" + round), TimedShuffleConsumer.class,
+                spec.reduces(), settings);
+        servingCpu = cluster.servingCpuNanos() - servingCpu;
+        tipcBytes = tipcBytes < 0 ? -1 : cluster.crossMachineTipcBytes() - tipcBytes;
+        JobHistoryParser.JobInfo history = ShuffleJobRunner.history(cluster.config(), result.id());
         List<ReduceAttempt> reduces = history.getAllTasks().values().stream()
                 .filter(t -> t.getTaskType() == TaskType.REDUCE)
                 .flatMap(t -> t.getAllTaskAttempts().values().stream())
@@ -131,20 +135,11 @@ public final class ShuffleComparison {
                         a.getShuffleFinishTime() - a.getStartTime(), value(a.getCounters(), TaskCounter.CPU_MILLISECONDS)))
                 .toList();
         return new Measured(spec, side, round, result, result.sortedLines().equals(expected),
-                history.getFinishTime() - history.getLaunchTime(), reduces, servingCpu / 1_000_000);
+                history.getFinishTime() - history.getLaunchTime(), reduces, servingCpu / 1_000_000, tipcBytes);
     }
 
     private static long value(Counters counters, Enum<?> counter) {
         return counters.findCounter(counter).getValue();
-    }
-
-    /** CPU time of the live shuffle-serving threads of this JVM's NodeManagers. */
-    private static long servingCpuNanos() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> SERVING_THREADS.stream().anyMatch(t.getName()::startsWith))
-                .mapToLong(t -> Math.max(0, threads.getThreadCpuTime(t.getId())))
-                .sum();
     }
 
     private ShuffleComparison() {

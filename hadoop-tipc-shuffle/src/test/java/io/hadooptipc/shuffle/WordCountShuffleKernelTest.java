@@ -3,6 +3,7 @@ package io.hadooptipc.shuffle;
 import io.hadooptipc.shuffle.ShuffleComparison.Measured;
 import io.hadooptipc.shuffle.ShuffleComparison.Side;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,8 +32,11 @@ class WordCountShuffleKernelTest {
 
     @Test
     void everyShuffledByteGoesOverTipc() throws Exception {
-        List<Measured> runs = ShuffleComparison.run(work,
-                List.of(new ShuffleComparison.Spec(ShuffleJob.WORDCOUNT, 2, 1, 3_000)), 1, m -> { });
+        List<Measured> runs;
+        try (MiniShuffleCluster cluster = MiniShuffleCluster.start("shuffle", TipcShuffleHandler.class, 1)) {
+            runs = ShuffleComparison.run(cluster, work,
+                    List.of(new ShuffleComparison.Spec(ShuffleJob.WORDCOUNT, 2, 1, 3_000)), 1, m -> { });
+        }
         Measured stock = runs.stream().filter(m -> m.side() == Side.STOCK).findFirst().orElseThrow();
         Measured ours = runs.stream().filter(m -> m.side() == Side.OURS).findFirst().orElseThrow();
         assertTrue(stock.correct(), "the stock shuffle's output is the word count of the input");

@@ -43,9 +43,9 @@ class WordCountShuffleTest {
     void ourHandlerServesStockAndTipcFetchersTheSameOutput() throws Exception {
         assumeFalse(Tipc.availability().isAvailable(), "this host has AF_TIPC: WordCountShuffleKernelTest covers it");
         try (MiniShuffleCluster cluster = MiniShuffleCluster.start("tipc-handler", TipcShuffleHandler.class, 2)) {
-            MiniShuffleCluster.Result stock = cluster.run(ShuffleJob.WORDCOUNT, work.resolve("in"), work.resolve("stock-fetch"),
+            ShuffleCluster.Result stock = cluster.run(ShuffleJob.WORDCOUNT, work.resolve("in"), work.resolve("stock-fetch"),
                     Shuffle.class, REDUCES, Map.of());
-            MiniShuffleCluster.Result ours = cluster.run(ShuffleJob.WORDCOUNT, work.resolve("in"), work.resolve("tipc-fetch"),
+            ShuffleCluster.Result ours = cluster.run(ShuffleJob.WORDCOUNT, work.resolve("in"), work.resolve("tipc-fetch"),
                     TipcShuffleConsumer.class, REDUCES, Map.of());
 
             assertCorrect(expected, stock);
@@ -65,7 +65,7 @@ class WordCountShuffleTest {
     @Test
     void ourFetchersFetchFromTheStockHandler() throws Exception {
         try (MiniShuffleCluster cluster = MiniShuffleCluster.start("stock-handler", ShuffleHandler.class, 2)) {
-            MiniShuffleCluster.Result ours = cluster.run(ShuffleJob.WORDCOUNT, work.resolve("in"), work.resolve("stock-handler"),
+            ShuffleCluster.Result ours = cluster.run(ShuffleJob.WORDCOUNT, work.resolve("in"), work.resolve("stock-handler"),
                     TipcShuffleConsumer.class, REDUCES, Map.of());
             assertCorrect(expected, ours);
             Counters c = ours.counters();
@@ -78,11 +78,11 @@ class WordCountShuffleTest {
     }
 
     /** The merged, sorted output equals the word counts computed here from the input. */
-    static void assertCorrect(String expected, MiniShuffleCluster.Result r) {
+    static void assertCorrect(String expected, ShuffleCluster.Result r) {
         assertEquals(expected, r.sortedLines());
     }
 
-    static void assertSameOutput(MiniShuffleCluster.Result expected, MiniShuffleCluster.Result actual) {
+    static void assertSameOutput(ShuffleCluster.Result expected, ShuffleCluster.Result actual) {
         assertEquals(expected.parts().keySet(), actual.parts().keySet());
         expected.parts().forEach((name, bytes) -> assertArrayEquals(bytes, actual.parts().get(name), name));
     }

@@ -1,0 +1,181 @@
+package io.hadooptipc.bench;
+
+import io.hadooptipc.shuffle.ShuffleCluster;
+import io.hadooptipc.shuffle.TimedShuffleConsumer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real cluster of {@code testbed-cluster/hadoop-cluster}, seen from its machine 1, where this
+ * runs: Hadoop's daemons as separate JVMs on separate TIPC machines, HDFS for inputs and outputs,
+ * configured by {@code HADOOP_CONF_DIR} on the class path. Two things are measured outside the
+ * job: each NodeManager's shuffle-serving CPU, which the cluster script's probe on every machine
+ * reads from /proc when asked through the shared run directory, and the TIPC frames through
+ * this machine's NIC, which a tc filter on ethertype 0x88ca counts in the kernel.
+ */
+final class TestbedCluster implements ShuffleCluster {
+    private static final Pattern SENT = Pattern.compile("Sent (\\d+) bytes");
+    private static final long PROBE_TIMEOUT_MILLIS = 120_000;
+    /** The node label of the machines that run map tasks (hadoop-cluster sets it). */
+    private static final String MAPS_LABEL = "maps";
+
+    private final Configuration conf;
+    private final FileSystem fs;
+    private final int machines;
+    private final java.nio.file.Path probes;
+    private final String nic;
+    private int probe;
+
+    private TestbedCluster(Configuration conf, FileSystem fs, int machines, java.nio.file.Path run, String nic) {
+        this.conf = conf;
+        this.fs = fs;
+        this.machines = machines;
+        this.probes = run.resolve("probes");
+        this.nic = nic;
+    }
+
+    /**
+     * Connects once all {@code machines} NodeManagers are running and as many DataNodes live, with HDFS out of
+     * safe mode. {@code run} is the cluster script's shared run directory, {@code nic} this machine's TIPC bearer.
+     */
+    static TestbedCluster connect(int machines, java.nio.file.Path run, String nic) throws IOException, InterruptedException {
+        JobConf conf = new JobConf(new YarnConfiguration());
+        // Tasks time their shuffle with TimedShuffleConsumer, which no node has installed: it goes with each job.
+        conf.set("tmpjars", TimedShuffleConsumer.class.getProtectionDomain().getCodeSource().getLocation().toString());
+        long deadline = System.currentTimeMillis() + 900_000;
+        try (YarnClient yarn = YarnClient.createYarnClient()) {
+            yarn.init(conf);
+            yarn.start();
+            while (yarn.getNodeReports(NodeState.RUNNING).size() < machines) {
+                awaitUntil(deadline, "NodeManagers to register with the ResourceManager");
+            }
+            // Until the ResourceManager has accepted the map machines' label, reducers could land there.
+            while (yarn.getLabelsToNodes(Set.of(MAPS_LABEL)).getOrDefault(MAPS_LABEL, Set.of()).size() < machines - 1) {
+                awaitUntil(deadline, "the NodeManagers of m2..m" + machines + " to carry node label " + MAPS_LABEL);
+            }
+        } catch (org.apache.hadoop.yarn.exceptions.YarnException e) {
+            throw new IOException(e);
+        }
+        DistributedFileSystem dfs = (DistributedFileSystem) FileSystem.get(conf);
+        while (dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE).length < machines
+                || dfs.setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_GET)) {
+            awaitUntil(deadline, "DataNodes to register with the NameNode and HDFS to leave safe mode");
+        }
+        return new TestbedCluster(conf, dfs, machines, run, nic);
+    }
+
+    private static void awaitUntil(long deadline, String what) throws IOException, InterruptedException {
+        if (System.currentTimeMillis() > deadline) {
+            throw new IOException("gave up waiting for " + what);
+        }
+        Thread.sleep(1000);
+    }
+
+    @Override
+    public Configuration config() {
+        return conf;
+    }
+
+    @Override
+    public Path stageInput(java.nio.file.Path local) throws IOException {
+        Path dst = new Path("/bench/in/" + local.getParent().getFileName());
+        fs.copyFromLocalFile(false, true, new Path(local.toUri()), dst);
+        return fs.makeQualified(dst);
+    }
+
+    @Override
+    public Path outputPath(String name) {
+        return fs.makeQualified(new Path("/bench/out/" + name));
+    }
+
+    /** Asks every machine's probe for its NodeManager's serving-thread CPU and adds the answers up. */
+    @Override
+    public long servingCpuNanos() throws IOException {
+        int id = ++probe;
+        Files.createDirectories(probes);
+        Files.createFile(probes.resolve(id + ".req"));
+        long total = 0;
+        long deadline = System.currentTimeMillis() + PROBE_TIMEOUT_MILLIS;
+        for (int machine = 1; machine <= machines; machine++) {
+            java.nio.file.Path answer = probes.resolve(id + ".m" + machine);
+            while (true) {
+                try {
+                    total += Long.parseLong(Files.readString(answer, StandardCharsets.US_ASCII).trim());
+                    break;
+                } catch (NoSuchFileException e) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw new IOException("machine " + machine + "'s probe did not answer within "
+                                + PROBE_TIMEOUT_MILLIS / 1000 + " s (" + answer + ")");
+                    }
+                    sleep(100);
+                }
+            }
+        }
+        return total;
+    }
+
+    /** Bytes of TIPC frames this machine's NIC received and sent: every reducer is here, every map output elsewhere. */
+    @Override
+    public long crossMachineTipcBytes() throws IOException {
+        return tcFilterBytes("ingress") + tcFilterBytes("egress");
+    }
+
+    private long tcFilterBytes(String direction) throws IOException {
+        Process tc = new ProcessBuilder("tc", "-s", "filter", "show", "dev", nic, direction)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(tc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (tc.waitFor() != 0) {
+                throw new IOException("tc -s filter show dev " + nic + " " + direction + " failed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException();
+        }
+        Matcher m = SENT.matcher(out);
+        if (!m.find()) {
+            throw new IOException("no TIPC frame counter on " + nic + " " + direction + ": " + out);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    @Override
+    public String description() {
+        return machines + " testbed machines (separate QEMU guests, one TIPC node each, on one emulated Ethernet "
+                + "segment) running Hadoop's own daemons as separate JVMs: NameNode, ResourceManager and "
+                + "JobHistoryServer on m1, a DataNode and a NodeManager with `TipcShuffleHandler` on every machine, "
+                + "installed from our distribution tarball. Map tasks run only on m2..m" + machines
+                + " (node label), reducers and ApplicationMasters on m1, so every shuffled byte crosses a TIPC link "
+                + "(or, for the stock shuffle, TCP over the same wire).";
+    }
+
+    @Override
+    public void close() throws IOException {
+        fs.close();
+    }
+
+    private static void sleep(long millis) throws InterruptedIOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException();
+        }
+    }
+}

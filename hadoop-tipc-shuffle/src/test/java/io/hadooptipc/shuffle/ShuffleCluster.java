@@ -1,0 +1,49 @@
+package io.hadooptipc.shuffle;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.JobID;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Where {@link ShuffleComparison} runs its jobs: a MiniMRYarnCluster in this JVM, or a real
+ * cluster of Hadoop daemons on several TIPC machines. It says where jobs read and write, and
+ * measures what the job's own counters cannot: the NodeManagers' shuffle-serving CPU and the
+ * TIPC traffic between machines.
+ */
+public interface ShuffleCluster extends AutoCloseable {
+    /** The client configuration jobs are submitted with. */
+    Configuration config();
+
+    /** Makes a job input written locally readable by the cluster's tasks; where they read it. */
+    Path stageInput(java.nio.file.Path local) throws IOException;
+
+    /** Where a job writes its output named {@code name}. */
+    Path outputPath(String name);
+
+    /** CPU time so far of every NodeManager thread that serves map outputs (stock Netty, ours, readahead). */
+    long servingCpuNanos() throws IOException;
+
+    /** Bytes of TIPC frames that crossed between machines so far, from the kernel; -1 on a single machine. */
+    long crossMachineTipcBytes() throws IOException;
+
+    /** One sentence for a summary: what the cluster is and where TIPC runs in it. */
+    String description();
+
+    @Override
+    void close() throws IOException;
+
+    /** A job's id, output part files and counters. */
+    record Result(JobID id, Map<String, byte[]> parts, Counters counters) {
+        /** Every line of every part file, sorted: what a job's output must equal, whatever its partitioning. */
+        public String sortedLines() {
+            return parts.values().stream().flatMap(b -> new String(b, StandardCharsets.UTF_8).lines()).sorted()
+                    .collect(Collectors.joining("\n", "", "\n"));
+        }
+    }
+}
