@@ -258,7 +258,7 @@ public final class TipcShuffleServer implements Closeable {
         void refuse(int status, String message, Long retryAfterMillis) {
             try {
                 channel.configureBlocking(true);
-                responder.sendError(this, status, message, retryAfterMillis);
+                responder.sendError(this, null, status, message, retryAfterMillis);
             } catch (IOException e) {
                 LOG.debug("could not send {} on {}", status, channel, e);
             } finally {
