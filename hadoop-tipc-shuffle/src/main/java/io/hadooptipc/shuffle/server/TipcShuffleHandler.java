@@ -148,8 +148,18 @@ public class TipcShuffleHandler extends ShuffleHandler {
         return new TipcShuffleServer.Settings(
                 conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS),
                 threads > 0 ? threads : 2 * Runtime.getRuntime().availableProcessors(),
+                positive(conf, TipcShuffleConfig.MAX_QUEUED_REQUESTS, TipcShuffleConfig.DEFAULT_MAX_QUEUED_REQUESTS),
                 conf.getInt(TipcShuffleConfig.MAX_REQUEST_HEAD_BYTES, TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES),
-                keepAliveSeconds(conf) * 1000);
+                keepAliveSeconds(conf) * 1000,
+                positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS));
+    }
+
+    private static int positive(Configuration conf, String key, int defaultValue) {
+        int value = conf.getInt(key, defaultValue);
+        if (value <= 0) {
+            throw new IllegalArgumentException(key + " must be positive: " + value);
+        }
+        return value;
     }
 
     private static int keepAliveSeconds(Configuration conf) {
