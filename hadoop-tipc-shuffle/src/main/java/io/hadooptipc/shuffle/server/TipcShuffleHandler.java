@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.crypto.SecretKey;
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -38,7 +39,7 @@ public class TipcShuffleHandler extends ShuffleHandler {
 
     private final TipcShuffleMetrics tipcMetrics = new TipcShuffleMetrics();
     private LocalMapOutputStore store;
-    private TipcShuffleServer tipc;
+    private Closeable tipc;
 
     @Override
     protected void serviceInit(Configuration conf) throws Exception {
@@ -49,22 +50,34 @@ public class TipcShuffleHandler extends ShuffleHandler {
     @Override
     protected void serviceStart() throws Exception {
         super.serviceStart();
+        Closeable started = null;
         try {
-            startTipc(getConfig());
-        } catch (IOException e) { // TIPC trouble never stops the NodeManager; a bad key still does
-            LOG.warn("TIPC shuffle not started, serving HTTP/TCP only", e);
+            started = startTipc(getConfig());
+            if (started != null) {
+                ms.register(TipcShuffleMetrics.NAME, "Map output served over TIPC", tipcMetrics);
+                tipc = started;
+            }
+        } catch (Exception | LinkageError e) { // TIPC trouble, a bad TIPC key included, never stops the NodeManager
+            LOG.error("TIPC shuffle not started, serving HTTP/TCP only: {}", e.toString(), e);
+            if (started != null) {
+                closeQuietly(started);
+            }
         }
     }
 
-    private void startTipc(Configuration conf) throws IOException {
+    /**
+     * Starts serving over TIPC; null when TIPC is off or unavailable (the reason is logged).
+     * Package-private: a test puts a failing transport in its place.
+     */
+    Closeable startTipc(Configuration conf) throws IOException {
         if (!conf.getBoolean(TipcShuffleConfig.SERVER_ENABLED, TipcShuffleConfig.DEFAULT_SERVER_ENABLED)) {
             LOG.info("TIPC shuffle disabled by {}; serving HTTP/TCP only", TipcShuffleConfig.SERVER_ENABLED);
-            return;
+            return null;
         }
         TipcAvailability availability = Tipc.availability();
         if (!availability.isAvailable()) {
             LOG.warn("TIPC shuffle not started, serving HTTP/TCP only: {}", availability);
-            return;
+            return null;
         }
         int port = deserializeMetaData(getMetaData());
         int type = TipcShuffleConfig.serviceType(conf);
@@ -73,28 +86,43 @@ public class TipcShuffleHandler extends ShuffleHandler {
         List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, localNames(port), check);
         if (names.isEmpty()) {
             LOG.warn("TIPC shuffle not started: every name of this node is taken (see errors above)");
-            return;
+            return null;
         }
         store = new LocalMapOutputStore(getAuxiliaryLocalPathHandler()::getLocalPathForRead, new JobConf(conf));
         Set<String> identities = new LinkedHashSet<>();
         names.forEach(n -> identities.add(n.toString()));
         ShuffleResponder responder = new ShuffleResponder(jobs(), store, identities, responderSettings(conf, port),
                 tipcMetrics);
-        tipc = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf), type, names);
-        ms.register(TipcShuffleMetrics.NAME, "Map output served over TIPC", tipcMetrics);
+        TipcShuffleServer server = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf), type, names);
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
+        return server;
     }
 
     @Override
     protected void serviceStop() throws Exception {
-        if (tipc != null) {
-            tipc.close();
-            tipc = null;
-            ms.unregisterSource(TipcShuffleMetrics.NAME);
+        Closeable serving = tipc;
+        tipc = null;
+        try {
+            if (serving != null) {
+                try {
+                    closeQuietly(serving);
+                } finally {
+                    ms.unregisterSource(TipcShuffleMetrics.NAME);
+                }
+            }
+        } finally {
+            super.serviceStop();
         }
-        super.serviceStop();
+    }
+
+    private static void closeQuietly(Closeable tipc) {
+        try {
+            tipc.close();
+        } catch (Exception | LinkageError e) {
+            LOG.warn("TIPC shuffle did not close cleanly: {}", e.toString(), e);
+        }
     }
 
     @Override
