@@ -1,5 +1,9 @@
 package io.hadooptipc.shuffle.client;
 
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.Structure;
 import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.MapOutputFixture;
 import io.hadooptipc.shuffle.ShuffleServiceName;
@@ -30,7 +34,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,8 +46,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The TIPC server's connection handling against a real kernel: pipelined requests,
- * garbage after a kept-alive request, reducers that stop reading, and a full worker
- * queue, with the handler in node n1 and reducers in node n2.
+ * garbage after a kept-alive request, reducers that stop reading, a full worker
+ * queue and an acceptor out of file descriptors, with the handler in node n1 and
+ * reducers in node n2.
  */
 @Tag("tipc-kernel")
 class ServerConnectionKernelTest {
@@ -144,6 +153,82 @@ class ServerConnectionKernelTest {
                         "the stalled connection was closed part-way: " + got + " bytes");
             }
         }
+    }
+
+    @Test
+    void acceptOutOfFileDescriptorsBacksOffAndServesOnceItCan() throws Exception {
+        TipcServiceAddress service = service();
+        List<TipcSocketChannel> clients = new ArrayList<>();
+        for (int i = 0; i < 3; i++) { // their descriptors exist before the limit drops; connecting needs none
+            clients.add(Testbed.on("n2", TipcSocketChannel::open));
+        }
+        try {
+            // Threads of n2 enter its namespace through a descriptor: have them ready before the limit drops.
+            CountDownLatch ready = new CountDownLatch(clients.size());
+            List<Future<Object>> warm = new ArrayList<>();
+            for (int i = 0; i < clients.size(); i++) {
+                warm.add(Testbed.start("n2", () -> {
+                    ready.countDown();
+                    ready.await();
+                    return null;
+                }));
+            }
+            for (Future<Object> f : warm) {
+                Testbed.get(f);
+            }
+            RLimit saved = new RLimit();
+            LIBC.getrlimit(RLIMIT_NOFILE, saved);
+            List<Future<Boolean>> connects = new ArrayList<>();
+            RLimit tight = new RLimit();
+            tight.max = saved.max;
+            tight.cur = lowestFreeDescriptor(); // a new descriptor takes the lowest free number: none is left
+            LIBC.setrlimit(RLIMIT_NOFILE, tight);
+            try {
+                for (TipcSocketChannel c : clients) {
+                    connects.add(Testbed.start("n2", () -> c.connect(service)));
+                }
+                Thread.sleep(2_000); // the acceptor meets EMFILE, more than once
+            } finally {
+                LIBC.setrlimit(RLIMIT_NOFILE, saved);
+            }
+            for (int i = 0; i < clients.size(); i++) {
+                assertTrue(Testbed.get(connects.get(i)), "accepted once descriptors are free again");
+                try (Responses in = new Responses(clients.get(i))) {
+                    in.channel.writeFully(ByteBuffer.wrap(request(i)));
+                    assertFrame(in.next(), i);
+                }
+            }
+        } finally {
+            for (TipcSocketChannel c : clients) {
+                c.close();
+            }
+        }
+    }
+
+    /** The number the next descriptor would get: the kernel hands out the lowest free one. */
+    private static long lowestFreeDescriptor() {
+        int fd = LIBC.open("/dev/null", 0);
+        LIBC.close(fd);
+        return fd;
+    }
+
+    private static final int RLIMIT_NOFILE = 7;
+    private static final LibC LIBC = Native.load("c", LibC.class);
+
+    private interface LibC extends Library {
+        int open(String path, int flags) throws LastErrorException;
+
+        int close(int fd) throws LastErrorException;
+
+        int getrlimit(int resource, RLimit limit) throws LastErrorException;
+
+        int setrlimit(int resource, RLimit limit) throws LastErrorException;
+    }
+
+    @Structure.FieldOrder({"cur", "max"})
+    public static final class RLimit extends Structure {
+        public long cur;
+        public long max;
     }
 
     private static TipcShuffleConnection connection(String uri, CountingReporter reporter) throws IOException {
