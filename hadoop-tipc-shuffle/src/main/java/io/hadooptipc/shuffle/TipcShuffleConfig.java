@@ -29,6 +29,14 @@ public final class TipcShuffleConfig {
     public static final String MAX_REQUEST_HEAD_BYTES = "mapreduce.shuffle.tipc.max-request-head.bytes";
     public static final int DEFAULT_MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
+    /** NodeManager: how long a TIPC response may wait for the reducer to take more bytes before the connection is closed. */
+    public static final String WRITE_TIMEOUT_MS = "mapreduce.shuffle.tipc.write-timeout.ms";
+    public static final int DEFAULT_WRITE_TIMEOUT_MS = 60_000;
+
+    /** NodeManager: requests waiting for a TIPC worker thread; one more gets 429 with Retry-After. */
+    public static final String MAX_QUEUED_REQUESTS = "mapreduce.shuffle.tipc.max-queued-requests";
+    public static final int DEFAULT_MAX_QUEUED_REQUESTS = 256;
+
     /** Job: {@code auto}, {@code tipc} or {@code tcp}; see {@link Transport}. */
     public static final String TRANSPORT = "mapreduce.shuffle.tipc.transport";
     public static final Transport DEFAULT_TRANSPORT = Transport.AUTO;

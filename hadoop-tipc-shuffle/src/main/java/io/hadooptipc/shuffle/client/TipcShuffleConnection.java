@@ -164,7 +164,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
             throw new TipcFailure(Fallback.CONNECT_FAILED, e);
         }
         String server = head.field(TipcShuffleConfig.SERVER_HEADER);
-        if (responseCode == 421 || !name.toString().equals(server)) {
+        if (Misdirection.of(name.toString(), responseCode, server)) {
             throw new TipcFailure(Fallback.MISDIRECTED,
                     new IOException("asked TIPC name of " + name + ", answered by " + server + " (" + responseCode + ")"));
         }

@@ -59,10 +59,19 @@ final class ServiceNameCheck {
                 } else {
                     LOG.error("TIPC shuffle name {} for {} is already published by node {}: not publishing it;"
                                     + " reducers reach {} over HTTP/TCP", name.tipcAddress(serviceType), name,
-                            Tipc.nodeIdentity(event.node()), name);
+                            nodeName(event.node()), name);
                 }
             }
         }
         return free;
+    }
+
+    /** The node's identity for a log line; its hex address when the identity cannot be read. */
+    static String nodeName(int node) {
+        try {
+            return Tipc.nodeIdentity(node);
+        } catch (IOException | RuntimeException | LinkageError e) {
+            return String.format("%08x (identity unreadable: %s)", node, e.getMessage());
+        }
     }
 }

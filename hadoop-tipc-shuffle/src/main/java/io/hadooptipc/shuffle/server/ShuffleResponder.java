@@ -18,6 +18,7 @@ import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
@@ -40,19 +41,23 @@ public final class ShuffleResponder {
     private final JobRegistry jobs;
     private final MapOutputStore store;
     private final Set<String> identities;
+    private final String defaultIdentity;
     private final Settings settings;
     private final TipcShuffleMetrics metrics;
     private final ReadaheadPool readahead;
 
     /**
      * @param identities the {@code address:port} names this server answers to; a request
-     *                   naming another target gets 421 Misdirected Request
+     *                   naming another target gets 421 Misdirected Request. A response to a
+     *                   request that names none (or that could not be parsed) names the
+     *                   first in string order, the same on every start.
      */
     public ShuffleResponder(JobRegistry jobs, MapOutputStore store, Set<String> identities,
                             Settings settings, TipcShuffleMetrics metrics) {
         this.jobs = jobs;
         this.store = store;
         this.identities = Set.copyOf(identities);
+        this.defaultIdentity = Collections.min(identities);
         this.settings = settings;
         this.metrics = metrics;
         this.readahead = settings.manageOsCache() && settings.readaheadBytes() > 0 ? ReadaheadPool.getInstance() : null;
@@ -67,12 +72,12 @@ public final class ShuffleResponder {
         List<MapOutputStore.Partition> partitions;
         try {
             request = ShuffleRequest.parse(head);
-            identity = identity(request);
+            identity = identity(request.target());
             response.field(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, verify(request));
             user = jobs.user(request.jobId());
             partitions = locate(request, user);
         } catch (ShuffleException e) {
-            sendError(out, e.status(), e.getMessage(), null);
+            sendError(out, head, e.status(), e.getMessage(), null);
             return false;
         }
         long contentLength = 0;
@@ -112,26 +117,36 @@ public final class ShuffleResponder {
     }
 
     /** Answers with an error status and a short text body; the connection is then closed. */
-    public void sendError(ResponseStream out, int status, String message, Long retryAfterMillis) throws IOException {
+    public void sendError(ResponseStream out, HttpHead request, int status, String message, Long retryAfterMillis)
+            throws IOException {
+        out.writeFully(errorResponse(request, status, message, retryAfterMillis));
+    }
+
+    /**
+     * The bytes of an error response to {@code request} (null: no parsable head), for
+     * a caller that must not block writing them. Like every response it names this
+     * server: the target the request named when that is one of ours, else the default.
+     */
+    public ByteBuffer errorResponse(HttpHead request, int status, String message, Long retryAfterMillis) {
         metrics.requestsRejected.incr();
+        String target = request == null ? null : request.field(TipcShuffleConfig.TARGET_HEADER);
         byte[] body = message.getBytes(StandardCharsets.UTF_8);
         HttpHead.Builder head = HttpHead.builder("HTTP/1.1 " + status + " " + reason(status))
                 .field("Content-Type", "text/plain; charset=UTF-8")
                 .field(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
-                .field(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
+                .field(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION)
+                .field(TipcShuffleConfig.SERVER_HEADER, target != null && identities.contains(target) ? target : defaultIdentity);
         if (retryAfterMillis != null) {
             head.field("Retry-After", retryAfterMillis);
         }
         head.field("Connection", "close").field("Content-Length", body.length);
         byte[] bytes = head.build().encode();
-        ByteBuffer buf = ByteBuffer.allocate(bytes.length + body.length).put(bytes).put(body).flip();
-        out.writeFully(buf);
+        return ByteBuffer.allocate(bytes.length + body.length).put(bytes).put(body).flip();
     }
 
-    private String identity(ShuffleRequest request) throws ShuffleException {
-        String target = request.target();
+    private String identity(String target) throws ShuffleException {
         if (target == null) {
-            return identities.iterator().next();
+            return defaultIdentity;
         }
         if (!identities.contains(target)) {
             throw new ShuffleException(421, "Misdirected: this server is " + identities + ", not " + target);

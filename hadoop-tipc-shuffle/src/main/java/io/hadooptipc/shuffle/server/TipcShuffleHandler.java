@@ -15,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.crypto.SecretKey;
+import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ public class TipcShuffleHandler extends ShuffleHandler {
 
     private final TipcShuffleMetrics tipcMetrics = new TipcShuffleMetrics();
     private LocalMapOutputStore store;
-    private TipcShuffleServer tipc;
+    private Closeable tipc;
 
     @Override
     protected void serviceInit(Configuration conf) throws Exception {
@@ -51,22 +52,34 @@ public class TipcShuffleHandler extends ShuffleHandler {
             setAuxiliaryLocalPathHandler(new NodeManagerLocalDirs(getConfig()));
         }
         super.serviceStart();
+        Closeable started = null;
         try {
-            startTipc(getConfig());
-        } catch (IOException e) { // TIPC trouble never stops the NodeManager; a bad key still does
-            LOG.warn("TIPC shuffle not started, serving HTTP/TCP only", e);
+            started = startTipc(getConfig());
+            if (started != null) {
+                ms.register(TipcShuffleMetrics.NAME, "Map output served over TIPC", tipcMetrics);
+                tipc = started;
+            }
+        } catch (Exception | LinkageError e) { // TIPC trouble, a bad TIPC key included, never stops the NodeManager
+            LOG.error("TIPC shuffle not started, serving HTTP/TCP only: {}", e.toString(), e);
+            if (started != null) {
+                closeQuietly(started);
+            }
         }
     }
 
-    private void startTipc(Configuration conf) throws IOException {
+    /**
+     * Starts serving over TIPC; null when TIPC is off or unavailable (the reason is logged).
+     * Package-private: a test puts a failing transport in its place.
+     */
+    Closeable startTipc(Configuration conf) throws IOException {
         if (!conf.getBoolean(TipcShuffleConfig.SERVER_ENABLED, TipcShuffleConfig.DEFAULT_SERVER_ENABLED)) {
             LOG.info("TIPC shuffle disabled by {}; serving HTTP/TCP only", TipcShuffleConfig.SERVER_ENABLED);
-            return;
+            return null;
         }
         TipcAvailability availability = Tipc.availability();
         if (!availability.isAvailable()) {
             LOG.warn("TIPC shuffle not started, serving HTTP/TCP only: {}", availability);
-            return;
+            return null;
         }
         int port = deserializeMetaData(getMetaData());
         int type = TipcShuffleConfig.serviceType(conf);
@@ -75,28 +88,43 @@ public class TipcShuffleHandler extends ShuffleHandler {
         List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, ShuffleServiceName.ofThisHost(port), check);
         if (names.isEmpty()) {
             LOG.warn("TIPC shuffle not started: every name of this node is taken (see errors above)");
-            return;
+            return null;
         }
         store = new LocalMapOutputStore(getAuxiliaryLocalPathHandler()::getLocalPathForRead, new JobConf(conf));
         Set<String> identities = new LinkedHashSet<>();
         names.forEach(n -> identities.add(n.toString()));
         ShuffleResponder responder = new ShuffleResponder(jobs(), store, identities, responderSettings(conf, port),
                 tipcMetrics);
-        tipc = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf), type, names);
-        ms.register(TipcShuffleMetrics.NAME, "Map output served over TIPC", tipcMetrics);
+        TipcShuffleServer server = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf), type, names);
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
+        return server;
     }
 
     @Override
     protected void serviceStop() throws Exception {
-        if (tipc != null) {
-            tipc.close();
-            tipc = null;
-            ms.unregisterSource(TipcShuffleMetrics.NAME);
+        Closeable serving = tipc;
+        tipc = null;
+        try {
+            if (serving != null) {
+                try {
+                    closeQuietly(serving);
+                } finally {
+                    ms.unregisterSource(TipcShuffleMetrics.NAME);
+                }
+            }
+        } finally {
+            super.serviceStop();
         }
-        super.serviceStop();
+    }
+
+    private static void closeQuietly(Closeable tipc) {
+        try {
+            tipc.close();
+        } catch (Exception | LinkageError e) {
+            LOG.warn("TIPC shuffle did not close cleanly: {}", e.toString(), e);
+        }
     }
 
     @Override
@@ -150,8 +178,18 @@ public class TipcShuffleHandler extends ShuffleHandler {
         return new TipcShuffleServer.Settings(
                 conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS),
                 threads > 0 ? threads : 2 * Runtime.getRuntime().availableProcessors(),
+                positive(conf, TipcShuffleConfig.MAX_QUEUED_REQUESTS, TipcShuffleConfig.DEFAULT_MAX_QUEUED_REQUESTS),
                 conf.getInt(TipcShuffleConfig.MAX_REQUEST_HEAD_BYTES, TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES),
-                keepAliveSeconds(conf) * 1000);
+                keepAliveSeconds(conf) * 1000,
+                positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS));
+    }
+
+    private static int positive(Configuration conf, String key, int defaultValue) {
+        int value = conf.getInt(key, defaultValue);
+        if (value <= 0) {
+            throw new IllegalArgumentException(key + " must be positive: " + value);
+        }
+        return value;
     }
 
     private static int keepAliveSeconds(Configuration conf) {

@@ -18,7 +18,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -41,6 +45,8 @@ class ShuffleResponderTest {
     private final SecretKey key = ShuffleWire.key("job token secret");
     private final Map<String, byte[]> partitions = new HashMap<>();
     private final TipcShuffleMetrics metrics = new TipcShuffleMetrics();
+    private MapOutputStore store;
+    private JobRegistry jobs;
     private ShuffleResponder responder;
 
     @BeforeEach
@@ -54,14 +60,14 @@ class ShuffleResponderTest {
             System.arraycopy(data, 0, file, OFFSET, data.length);
             Files.write(dir.resolve(map(i)), file);
         }
-        MapOutputStore store = (job, user, mapId, reduce) -> {
+        store = (job, user, mapId, reduce) -> {
             byte[] data = partitions.get(mapId);
             if (data == null) {
                 throw new FileNotFoundException("no output for " + mapId);
             }
             return new MapOutputStore.Partition(dir.resolve(mapId).toFile(), OFFSET, data.length, data.length * 2L);
         };
-        JobRegistry jobs = new JobRegistry() {
+        jobs = new JobRegistry() {
             @Override
             public SecretKey secret(String jobId) {
                 return jobId.equals(JOB) ? key : null;
@@ -160,12 +166,41 @@ class ShuffleResponderTest {
         assertRefused(ShuffleWire.request(uri, ShuffleWire.urlHash(uri, PORT, key), SELF), 400);
     }
 
+    @Test
+    void refusalsOfTheServerNameItAndCarryRetryAfter() throws Exception {
+        for (int status : new int[] {400, 429, 431}) {
+            Captured out = new Captured();
+            responder.sendError(out, null, status, "refused", status == 429 ? 1000L : null);
+            ShuffleWire.Response r = ShuffleWire.parse(out.bytes());
+            assertEquals(status, r.status());
+            assertEquals(SELF, r.head().field(TipcShuffleConfig.SERVER_HEADER), "status " + status);
+            assertEquals(status == 429 ? "1000" : null, r.head().field("Retry-After"));
+        }
+    }
+
+    @Test
+    void withoutATargetTheServerNamesItselfTheSameWayEveryTime() throws Exception {
+        List<String> names = new ArrayList<>(List.of("192.168.1.5:" + PORT, "127.0.0.1:" + PORT,
+                "[fd00:0:0:0:0:0:0:7]:" + PORT, "10.0.0.1:" + PORT, "172.16.0.3:" + PORT));
+        String uri = ShuffleWire.uri(JOB, 0, map(0));
+        for (int i = 0; i < names.size(); i++) {
+            Collections.rotate(names, 1);
+            ShuffleResponder r = new ShuffleResponder(jobs, store, new LinkedHashSet<>(names),
+                    new ShuffleResponder.Settings(PORT, false, 5, false, 0), metrics);
+            Captured out = new Captured();
+            r.respond(ShuffleWire.request(uri, ShuffleWire.urlHash(uri, PORT, key), null), out);
+            assertEquals("10.0.0.1:" + PORT, ShuffleWire.parse(out.bytes()).head().field(TipcShuffleConfig.SERVER_HEADER),
+                    "the first in string order, whatever the order the names came in");
+        }
+    }
+
     private ShuffleWire.Response assertRefused(HttpHead request, int status) throws Exception {
         Captured out = new Captured();
         assertFalse(responder.respond(request, out));
         ShuffleWire.Response r = ShuffleWire.parse(out.bytes());
         assertEquals(status, r.status());
         assertEquals("close", r.head().field("Connection"));
+        assertEquals(SELF, r.head().field(TipcShuffleConfig.SERVER_HEADER), "an error names its server too");
         assertEquals(0, metrics.outputBytes());
         assertEquals(1, metrics.requestsRejected());
         for (byte[] data : partitions.values()) { // not one map's bytes in the answer
