@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("tipc-kernel")
 class ConcurrentCloseKernelTest {
-    static final int DEFAULT_ITERATIONS = 200;
+    static final int DEFAULT_ITERATIONS = 100;
     static final int ITERATIONS = Integer.getInteger("tipc.race.kernel.iterations", DEFAULT_ITERATIONS);
     private static final TipcServiceAddress PAIRS = TipcServiceAddress.of(20030, 1);
     private static final AtomicInteger NEXT_LISTENER = new AtomicInteger();
@@ -35,10 +35,16 @@ class ConcurrentCloseKernelTest {
         pairServer.close();
     }
 
-    /** A connected TIPC pair in n1: [client, accepted]. Called on an n1 thread. */
+    /**
+     * A connected TIPC pair in n1: [client, accepted]. Called on an n1 thread. The connect
+     * is non-blocking because TIPC answers it only when the server accepts.
+     */
     private static TipcSocketChannel[] tipcPair() throws Exception {
-        TipcSocketChannel client = TipcSocketChannel.open(PAIRS);
-        return new TipcSocketChannel[] {client, pairServer.accept()};
+        TipcSocketChannel client = TipcSocketChannel.open().configureBlocking(false);
+        client.connect(PAIRS);
+        TipcSocketChannel accepted = pairServer.accept();
+        client.configureBlocking(true).finishConnect();
+        return new TipcSocketChannel[] {client, accepted};
     }
 
     @Test
