@@ -4,8 +4,8 @@
  * struct sockaddr_tipc by the Java side (Sockaddr.java); nothing is decided here.
  * Calls that block are restarted when a signal interrupts them (EINTR), the
  * timed waits with what is left of their timeout; connect and close are not
- * (an interrupted connect goes on in the background, an interrupted close has
- * closed the descriptor already).
+ * (an interrupted connect goes on in the background and Java waits for it, an
+ * interrupted close has closed the descriptor already).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -69,6 +69,9 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
         if (r == -TipcException.EINPROGRESS) {
             return false;
         }
+        if (r == -TipcException.EINTR && isBlocking()) {
+            return finishConnect(); // a signal ended the wait; the connect itself goes on
+        }
         check("connect to", address, r);
         connected = true;
         return true;
