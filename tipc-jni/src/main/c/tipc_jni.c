@@ -2,12 +2,17 @@
  * JNI shim for AF_TIPC: each function is one system call. Results are passed
  * back unchanged, failures as -errno. Addresses arrive already packed as
  * struct sockaddr_tipc by the Java side (Sockaddr.java); nothing is decided here.
+ * Calls that block are restarted when a signal interrupts them (EINTR), the
+ * timed waits with what is left of their timeout; connect and close are not
+ * (an interrupted connect goes on in the background and Java waits for it, an
+ * interrupted close has closed the descriptor already).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -25,6 +30,20 @@
 static inline jlong result(jlong r)
 {
     return r < 0 ? -errno : r;
+}
+
+/* Evaluates a system call again for as long as it fails with EINTR. */
+#define RESTARTED(call) ({ long r_; do r_ = (call); while (r_ < 0 && errno == EINTR); r_; })
+
+/* Milliseconds left of a timeout that began at *start; a negative timeout (forever) stays. */
+static int time_left(int timeout, const struct timespec *start)
+{
+    struct timespec now;
+    if (timeout <= 0)
+        return timeout;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+    return elapsed >= timeout ? 0 : timeout - (int)elapsed;
 }
 
 _Static_assert(sizeof(struct sockaddr_tipc) == 16, "Sockaddr.java assumes 16 bytes");
@@ -72,7 +91,7 @@ JNIEXPORT jint JNI(accept)(JNIEnv *env, jclass cls, jint fd, jbyteArray peer)
 {
     struct sockaddr_tipc sa;
     socklen_t len = sizeof(sa);
-    int r = accept4(fd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC);
+    int r = RESTARTED(accept4(fd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC));
     if (r >= 0)
         put_addr(env, &sa, peer);
     return result(r);
@@ -101,12 +120,12 @@ JNIEXPORT jint JNI(getpeername)(JNIEnv *env, jclass cls, jint fd, jbyteArray add
 
 JNIEXPORT jint JNI(recv)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
 {
-    return result(recv(fd, buffer_at(env, buf, pos), len, 0));
+    return result(RESTARTED(recv(fd, buffer_at(env, buf, pos), len, 0)));
 }
 
 JNIEXPORT jint JNI(send)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
 {
-    return result(send(fd, buffer_at(env, buf, pos), len, MSG_NOSIGNAL));
+    return result(RESTARTED(send(fd, buffer_at(env, buf, pos), len, MSG_NOSIGNAL)));
 }
 
 JNIEXPORT jint JNI(sendto)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
@@ -114,8 +133,8 @@ JNIEXPORT jint JNI(sendto)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint p
 {
     struct sockaddr_tipc sa;
     get_addr(env, addr, &sa);
-    return result(sendto(fd, buffer_at(env, buf, pos), len, MSG_NOSIGNAL,
-                         (struct sockaddr *)&sa, sizeof(sa)));
+    return result(RESTARTED(sendto(fd, buffer_at(env, buf, pos), len, MSG_NOSIGNAL,
+                                   (struct sockaddr *)&sa, sizeof(sa))));
 }
 
 JNIEXPORT jint JNI(recvfrom)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
@@ -123,7 +142,7 @@ JNIEXPORT jint JNI(recvfrom)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint
 {
     struct sockaddr_tipc sa;
     socklen_t salen = sizeof(sa);
-    int r = recvfrom(fd, buffer_at(env, buf, pos), len, 0, (struct sockaddr *)&sa, &salen);
+    int r = RESTARTED(recvfrom(fd, buffer_at(env, buf, pos), len, 0, (struct sockaddr *)&sa, &salen));
     if (r >= 0)
         put_addr(env, &sa, addr);
     return result(r);
@@ -137,7 +156,8 @@ JNIEXPORT jlong JNI(sendfile)(JNIEnv *env, jclass cls, jint fd, jobject file, jl
     if (field == NULL)
         return -EBADF;
     off_t off = offset;
-    return result(sendfile(fd, (*env)->GetIntField(env, file, field), &off, count));
+    int in = (*env)->GetIntField(env, file, field);
+    return result(RESTARTED(sendfile(fd, in, &off, count)));
 }
 
 JNIEXPORT jint JNI(setsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt, jint value)
@@ -188,7 +208,9 @@ JNIEXPORT jint JNI(close)(JNIEnv *env, jclass cls, jint fd)
 JNIEXPORT jint JNI(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint timeout)
 {
     struct pollfd p = { .fd = fd, .events = events };
-    int r = poll(&p, 1, timeout);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int r = RESTARTED(poll(&p, 1, time_left(timeout, &start)));
     return r > 0 ? p.revents : result(r);
 }
 
@@ -208,7 +230,9 @@ JNIEXPORT jint JNI(epollWait)(JNIEnv *env, jclass cls, jint epfd, jintArray out,
     struct epoll_event events[MAX_EVENTS];
     jint pairs[2 * MAX_EVENTS];
     int max = (*env)->GetArrayLength(env, out) / 2;
-    int n = epoll_wait(epfd, events, max < MAX_EVENTS ? max : MAX_EVENTS, timeout);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int n = RESTARTED(epoll_wait(epfd, events, max < MAX_EVENTS ? max : MAX_EVENTS, time_left(timeout, &start)));
     for (int i = 0; i < n; i++) {
         pairs[2 * i] = events[i].data.fd;
         pairs[2 * i + 1] = events[i].events;

@@ -61,7 +61,7 @@ public final class Tipc {
         try (TipcDatagramChannel probe = TipcDatagramChannel.open()) {
             byte[] id = new byte[16];
             TipcChannel.check("ioctl(SIOCGETNODEID) for node " + Integer.toHexString(nodeAddress), null,
-                    TipcNative.nodeIdentity(probe.fd, nodeAddress, id));
+                    probe.call(fd -> TipcNative.nodeIdentity(fd, nodeAddress, id)));
             int end = 0;
             while (end < id.length && id[end] != 0) {
                 end++;

@@ -1,9 +1,12 @@
 package io.hadooptipc.tipc;
 
 import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.IllegalBlockingModeException;
@@ -13,7 +16,8 @@ import java.util.Set;
 
 /**
  * What every AF_TIPC channel has: one socket descriptor, blocking or non-blocking
- * mode, socket options and registration with a {@link TipcSelector}.
+ * mode, socket options and registration with a {@link TipcSelector}. Any thread may
+ * close a channel while others are inside calls on it (see {@link #close()}).
  */
 public abstract sealed class TipcChannel implements Channel
         permits TipcSocketChannel, TipcServerSocketChannel, TipcDatagramChannel, TipcTopologyChannel {
@@ -21,14 +25,34 @@ public abstract sealed class TipcChannel implements Channel
     /** Heap buffers are copied through a direct buffer of at most this size per call. */
     private static final int MAX_TEMP_BUFFER = 256 * 1024;
     private static final ThreadLocal<ByteBuffer> TEMP = new ThreadLocal<>();
+    /** Closes the sockets of channels nobody closed before dropping them. */
+    private static final Cleaner CLEANER = Cleaner.create();
 
+    /** The descriptor number: pass it to a system call only between {@link #begin()} and {@link #end()}. */
     final int fd;
-    private volatile boolean open = true;
+    private final DescriptorState state;
+    private final Cleaner.Cleanable cleanable;
     private volatile boolean blocking = true;
+    /** Keys of selectors this channel is registered with; each holds a call in flight on the descriptor. */
     private final List<TipcSelectionKey> keys = new ArrayList<>(1);
 
     TipcChannel(int fd) {
         this.fd = fd;
+        this.state = new DescriptorState(() -> TipcNative.close(fd));
+        this.cleanable = CLEANER.register(this, shutdownAndClose(state, fd));
+    }
+
+    /**
+     * What both {@link #close()} and the cleaner of a dropped channel do to the socket. Static, so
+     * that the cleaner's action holds no reference to the channel.
+     */
+    private static Runnable shutdownAndClose(DescriptorState state, int fd) {
+        return () -> {
+            if (state.closeAndEnter()) {
+                TipcNative.shutdown(fd, TipcNative.SHUT_RDWR);
+                state.exit();
+            }
+        };
     }
 
     /** Opens a socket of the given type, failing with the reason when the kernel has no TIPC. */
@@ -46,22 +70,76 @@ public abstract sealed class TipcChannel implements Channel
     }
 
     final void ensureOpen() throws ClosedChannelException {
-        if (!open) {
+        if (state.isClosed()) {
             throw new ClosedChannelException();
         }
     }
 
+    /**
+     * Counts a system call in and returns the descriptor: until {@link #end()}, a close from
+     * another thread leaves the number open (and this socket's), so the call cannot reach a
+     * socket opened meanwhile.
+     */
+    final int begin() throws ClosedChannelException {
+        if (!state.enter()) {
+            throw new ClosedChannelException();
+        }
+        return fd;
+    }
+
+    /** Counts a call out; the last call out of a closed channel closes the descriptor. */
+    final void end() {
+        state.exit();
+        Reference.reachabilityFence(this);
+    }
+
+    /** A call's result was no progress: if another thread closed the channel meanwhile, says so instead. */
+    final void ensureNotClosedDuringCall() throws AsynchronousCloseException {
+        if (state.isClosed()) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    /** One system call on the descriptor, returning its result (or -errno). */
+    @FunctionalInterface
+    interface Call {
+        int on(int fd);
+    }
+
+    /**
+     * Makes one system call between {@link #begin()} and {@link #end()} and returns its
+     * result; a failure caused by another thread closing the channel is an
+     * {@link AsynchronousCloseException}.
+     */
+    final int call(Call call) throws ClosedChannelException {
+        int r;
+        int descriptor = begin();
+        try {
+            r = call.on(descriptor);
+        } finally {
+            end();
+        }
+        if (r < 0) {
+            ensureNotClosedDuringCall();
+        }
+        return r;
+    }
+
     /** Sets O_NONBLOCK. Channels registered with a selector must be non-blocking. */
     public TipcChannel configureBlocking(boolean block) throws IOException {
-        ensureOpen();
         synchronized (keys) {
-            if (block && !keys.isEmpty()) {
+            if (block && keys.stream().anyMatch(TipcSelectionKey::isValid)) {
                 throw new IllegalBlockingModeException();
             }
-            check("fcntl(O_NONBLOCK)", null, TipcNative.setBlocking(fd, block));
+            check("fcntl(O_NONBLOCK)", null, call(descriptor -> setKernelBlocking(descriptor, block)));
             blocking = block;
         }
         return this;
+    }
+
+    /** Applies blocking mode to the socket itself; a channel that waits in poll(2) instead keeps it non-blocking. */
+    int setKernelBlocking(int descriptor, boolean block) {
+        return TipcNative.setBlocking(descriptor, block);
     }
 
     public boolean isBlocking() {
@@ -70,20 +148,17 @@ public abstract sealed class TipcChannel implements Channel
 
     /** The address the kernel reports for this socket: its {ref, node} identity. */
     public TipcSocketAddress getLocalAddress() throws IOException {
-        ensureOpen();
         byte[] sa = new byte[Sockaddr.SIZE];
-        check("getsockname", null, TipcNative.getsockname(fd, sa));
+        check("getsockname", null, call(descriptor -> TipcNative.getsockname(descriptor, sa)));
         return (TipcSocketAddress) Sockaddr.decode(sa);
     }
 
     public <T> TipcChannel setOption(SocketOption<T> name, T value) throws IOException {
-        ensureOpen();
         TipcSocketOptions.set(this, name, value);
         return this;
     }
 
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        ensureOpen();
         return TipcSocketOptions.get(this, name);
     }
 
@@ -96,34 +171,40 @@ public abstract sealed class TipcChannel implements Channel
      * timeout passes; returns false on timeout.
      */
     final boolean await(int events, int timeoutMillis, String call) throws IOException {
-        ensureOpen();
-        return check(call, null, TipcNative.poll(fd, events, timeoutMillis)) != 0;
+        return check(call, null, call(descriptor -> TipcNative.poll(descriptor, events, timeoutMillis))) != 0;
     }
 
     @Override
     public boolean isOpen() {
-        return open;
+        return !state.isClosed();
     }
 
     /**
-     * Shuts the socket down, then closes it. The shutdown matters twice: a thread
-     * blocked in this channel wakes up, and a connected peer reads a clean end of
-     * stream, where TIPC treats a bare close(2) as an abort (the peer's reads fail
-     * with ECONNRESET).
+     * Shuts the socket down and closes it; callable from any thread. The shutdown matters
+     * twice: a thread blocked in a call on this channel wakes up (and gets an
+     * {@link AsynchronousCloseException}), and a connected peer reads a clean end of
+     * stream, where TIPC treats a bare close(2) as an abort (the peer's reads fail with
+     * ECONNRESET). The descriptor itself is closed when the last call in flight on it
+     * returns, and when the selectors it was registered with have let go of it.
      */
     @Override
     public void close() throws IOException {
         List<TipcSelectionKey> registered;
         synchronized (keys) {
-            if (!open) {
+            if (!state.closeAndEnter()) {
                 return;
             }
-            open = false;
             registered = List.copyOf(keys);
         }
-        registered.forEach(TipcSelectionKey::cancel);
-        TipcNative.shutdown(fd, TipcNative.SHUT_RDWR);
-        check("close", null, TipcNative.close(fd));
+        int closed;
+        try {
+            registered.forEach(TipcSelectionKey::cancel);
+            TipcNative.shutdown(fd, TipcNative.SHUT_RDWR);
+        } finally {
+            closed = state.exit();
+            cleanable.clean();
+        }
+        check("close", null, closed);
     }
 
     @Override
@@ -133,30 +214,33 @@ public abstract sealed class TipcChannel implements Channel
 
     /** Publishes a service name on this socket (bind(2)). */
     final synchronized void publish(TipcAddress name, TipcScope scope) throws IOException {
-        ensureOpen();
-        check("bind", name, TipcNative.bind(fd, Sockaddr.encodeBind(name, scope)));
+        byte[] sa = Sockaddr.encodeBind(name, scope);
+        check("bind", name, call(descriptor -> TipcNative.bind(descriptor, sa)));
     }
 
     /** Withdraws a published name; the kernel takes a negated scope as unbind. */
     final synchronized void withdraw(TipcAddress name, TipcScope scope) throws IOException {
-        ensureOpen();
-        check("unbind", name, TipcNative.bind(fd, Sockaddr.encodeUnbind(name, scope)));
+        byte[] sa = Sockaddr.encodeUnbind(name, scope);
+        check("unbind", name, call(descriptor -> TipcNative.bind(descriptor, sa)));
     }
 
+    /** Records a selector's key; the key holds a call in flight until {@link #removeKey}. */
     void addKey(TipcSelectionKey key) throws IOException {
         synchronized (keys) {
-            ensureOpen();
             if (blocking) {
                 throw new IllegalBlockingModeException();
             }
+            begin();
             keys.add(key);
         }
     }
 
+    /** The selector has taken the descriptor out of its epoll set. */
     void removeKey(TipcSelectionKey key) {
         synchronized (keys) {
             keys.remove(key);
         }
+        end();
     }
 
     /** One native read or write on a direct region: returns its syscall result. */

@@ -45,10 +45,18 @@ public final class TipcDatagramChannel extends TipcChannel {
      * or 0 when a non-blocking socket is congested (nothing was sent).
      */
     public int send(ByteBuffer src, TipcAddress target) throws IOException {
-        ensureOpen();
         byte[] sa = Sockaddr.encode(target);
         synchronized (writeLock) {
-            int n = writeFrom(src, (b, pos, len) -> TipcNative.sendto(fd, b, pos, len, sa));
+            int n;
+            begin();
+            try {
+                n = writeFrom(src, (b, pos, len) -> TipcNative.sendto(fd, b, pos, len, sa));
+            } finally {
+                end();
+            }
+            if (n < 0) {
+                ensureNotClosedDuringCall();
+            }
             return n == -TipcException.EAGAIN ? 0 : check("sendto", target, n);
         }
     }
@@ -58,10 +66,18 @@ public final class TipcDatagramChannel extends TipcChannel {
      * non-blocking socket has none.
      */
     public TipcSocketAddress receive(ByteBuffer dst) throws IOException {
-        ensureOpen();
         byte[] sa = new byte[Sockaddr.SIZE];
         synchronized (readLock) {
-            int n = readInto(dst, (b, pos, len) -> TipcNative.recvfrom(fd, b, pos, len, sa));
+            int n;
+            begin();
+            try {
+                n = readInto(dst, (b, pos, len) -> TipcNative.recvfrom(fd, b, pos, len, sa));
+            } finally {
+                end();
+            }
+            if (n < 0) {
+                ensureNotClosedDuringCall();
+            }
             if (n == -TipcException.EAGAIN) {
                 return null;
             }

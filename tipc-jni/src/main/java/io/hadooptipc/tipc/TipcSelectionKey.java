@@ -2,6 +2,7 @@ package io.hadooptipc.tipc;
 
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A channel's registration with a {@link TipcSelector}. Operations use the
@@ -13,7 +14,7 @@ public final class TipcSelectionKey {
     private volatile Object attachment;
     private volatile int interestOps;
     private volatile int readyOps;
-    private volatile boolean valid = true;
+    private final AtomicBoolean valid = new AtomicBoolean(true);
 
     TipcSelectionKey(TipcSelector selector, TipcChannel channel, int interestOps, Object attachment) {
         this.selector = selector;
@@ -34,12 +35,15 @@ public final class TipcSelectionKey {
         return interestOps;
     }
 
-    /** Changes the operations selected for; call it from the selecting thread. */
+    /**
+     * Changes the operations selected for, from any thread; the next {@link TipcSelector#select}
+     * applies the change (a select in progress is woken to do so).
+     */
     public TipcSelectionKey interestOps(int ops) {
         ensureValid();
         if (ops != interestOps) {
             interestOps = ops;
-            selector.update(this);
+            selector.interestChanged(this);
         }
         return this;
     }
@@ -80,20 +84,25 @@ public final class TipcSelectionKey {
     }
 
     public boolean isValid() {
-        return valid;
+        return valid.get();
     }
 
-    /** Deregisters the channel; the channel itself stays open. */
+    /**
+     * Deregisters the channel, from any thread; the channel itself stays open. The selecting
+     * thread removes the key from the selector's sets at its next select.
+     */
     public void cancel() {
-        if (valid) {
-            valid = false;
-            selector.deregister(this);
-            channel.removeKey(this);
+        if (valid.compareAndSet(true, false)) {
+            selector.cancelled(this);
         }
     }
 
+    void invalidate() {
+        valid.set(false);
+    }
+
     private void ensureValid() {
-        if (!valid) {
+        if (!valid.get()) {
             throw new CancelledKeyException();
         }
     }

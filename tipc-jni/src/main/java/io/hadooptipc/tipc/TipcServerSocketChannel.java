@@ -21,12 +21,26 @@ public final class TipcServerSocketChannel extends TipcChannel {
 
     /** Accepts byte-stream connections (SOCK_STREAM). */
     public static TipcServerSocketChannel open() throws IOException {
-        return new TipcServerSocketChannel(openSocket(TipcNative.SOCK_STREAM), false);
+        return listening(openSocket(TipcNative.SOCK_STREAM), false);
     }
 
     /** Accepts message connections (SOCK_SEQPACKET). */
     public static TipcServerSocketChannel openSeqPacket() throws IOException {
-        return new TipcServerSocketChannel(openSocket(TipcNative.SOCK_SEQPACKET), true);
+        return listening(openSocket(TipcNative.SOCK_SEQPACKET), true);
+    }
+
+    /**
+     * Wraps a new socket. It is made non-blocking for good: a thread blocked in the
+     * kernel's accept on a TIPC socket is not woken by shutdown(2), so a blocking
+     * {@link #accept()} waits in poll(2), which is, and a close from another thread can end it.
+     */
+    static TipcServerSocketChannel listening(int fd, boolean seqPacket) throws TipcException {
+        int r = TipcNative.setBlocking(fd, false);
+        if (r < 0) {
+            TipcNative.close(fd);
+            throw TipcException.of("fcntl(O_NONBLOCK)", null, -r);
+        }
+        return new TipcServerSocketChannel(fd, seqPacket);
     }
 
     /** Publishes a service address or range with cluster scope and starts listening. */
@@ -38,7 +52,7 @@ public final class TipcServerSocketChannel extends TipcChannel {
     public synchronized TipcServerSocketChannel bind(TipcAddress name, TipcScope scope) throws IOException {
         publish(name, scope);
         if (!listening) {
-            check("listen", name, TipcNative.listen(fd, DEFAULT_BACKLOG));
+            check("listen", name, call(descriptor -> TipcNative.listen(descriptor, DEFAULT_BACKLOG)));
             listening = true;
         }
         return this;
@@ -51,18 +65,29 @@ public final class TipcServerSocketChannel extends TipcChannel {
     }
 
     /**
-     * Accepts a connection. Blocks in blocking mode; returns null when a non-blocking
-     * channel has none pending. The new channel is in blocking mode.
+     * Accepts a connection. Blocks in blocking mode (until a close from another thread
+     * ends the wait with {@link java.nio.channels.AsynchronousCloseException}); returns
+     * null when a non-blocking channel has none pending. The new channel is in blocking mode.
      */
     public TipcSocketChannel accept() throws IOException {
-        ensureOpen();
         byte[] peer = new byte[Sockaddr.SIZE];
-        int r = TipcNative.accept(fd, peer);
-        if (r == -TipcException.EAGAIN) {
-            return null;
+        int r;
+        while ((r = call(descriptor -> TipcNative.accept(descriptor, peer))) == -TipcException.EAGAIN) {
+            if (!isBlocking()) {
+                return null;
+            }
+            await(TipcNative.POLLIN, -1, "poll");
+            ensureNotClosedDuringCall();
         }
         check("accept", null, r);
-        return TipcSocketChannel.accepted(r, Sockaddr.decode(peer));
+        TipcAddress address;
+        try {
+            address = Sockaddr.decode(peer);
+        } catch (RuntimeException e) {
+            TipcNative.close(r);
+            throw e;
+        }
+        return TipcSocketChannel.accepted(r, address);
     }
 
     public boolean isSeqPacket() {
@@ -73,6 +98,11 @@ public final class TipcServerSocketChannel extends TipcChannel {
     public TipcServerSocketChannel configureBlocking(boolean block) throws IOException {
         super.configureBlocking(block);
         return this;
+    }
+
+    @Override
+    int setKernelBlocking(int descriptor, boolean block) {
+        return 0;
     }
 
 }

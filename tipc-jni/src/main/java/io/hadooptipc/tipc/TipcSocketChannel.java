@@ -63,11 +63,14 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
      * connection with {@link #finishConnect()} when the socket becomes writable.
      */
     public boolean connect(TipcAddress address) throws IOException {
-        ensureOpen();
-        int r = TipcNative.connect(fd, Sockaddr.encode(address));
+        byte[] sa = Sockaddr.encode(address);
         remote = address;
+        int r = call(descriptor -> TipcNative.connect(descriptor, sa));
         if (r == -TipcException.EINPROGRESS) {
             return false;
+        }
+        if (r == -TipcException.EINTR && isBlocking()) {
+            return finishConnect(); // a signal ended the wait; the connect itself goes on
         }
         check("connect to", address, r);
         connected = true;
@@ -88,7 +91,7 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
         }
         int[] error = new int[1];
         check("getsockopt(SO_ERROR)", remote,
-                TipcNative.getsockopt(fd, TipcNative.SOL_SOCKET, SOL_SOCKET_SO_ERROR, error));
+                call(descriptor -> TipcNative.getsockopt(descriptor, TipcNative.SOL_SOCKET, SOL_SOCKET_SO_ERROR, error)));
         if (error[0] != 0) {
             throw TipcException.of("connect to", remote, error[0]);
         }
@@ -125,7 +128,16 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
             if (!dst.hasRemaining()) {
                 return 0;
             }
-            int n = readInto(dst, recv);
+            int n;
+            begin();
+            try {
+                n = readInto(dst, recv);
+            } finally {
+                end();
+            }
+            if (n <= 0) {
+                ensureNotClosedDuringCall();
+            }
             if (n == -TipcException.EAGAIN) {
                 return 0;
             }
@@ -137,7 +149,16 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
     public int write(ByteBuffer src) throws IOException {
         ensureConnected();
         synchronized (writeLock) {
-            int n = writeFrom(src, send);
+            int n;
+            begin();
+            try {
+                n = writeFrom(src, send);
+            } finally {
+                end();
+            }
+            if (n < 0) {
+                ensureNotClosedDuringCall();
+            }
             return n == -TipcException.EAGAIN ? 0 : check("send to", remote, n);
         }
     }
@@ -159,7 +180,16 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
     public long transferFrom(FileDescriptor file, long position, long count) throws IOException {
         ensureConnected();
         synchronized (writeLock) {
-            long n = TipcNative.sendfile(fd, file, position, count);
+            long n;
+            int descriptor = begin();
+            try {
+                n = TipcNative.sendfile(descriptor, file, position, count);
+            } finally {
+                end();
+            }
+            if (n < 0) {
+                ensureNotClosedDuringCall();
+            }
             if (n == -TipcException.EAGAIN) {
                 return 0;
             }

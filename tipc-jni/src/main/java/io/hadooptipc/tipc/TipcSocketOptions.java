@@ -55,14 +55,14 @@ public final class TipcSocketOptions {
         }
         int raw = value instanceof Boolean b ? (b ? 1 : 0) : (Integer) value;
         TipcChannel.check("setsockopt(" + option.name() + "=" + value + ")", null,
-                TipcNative.setsockopt(channel.fd, n.level, n.name, raw));
+                channel.call(fd -> TipcNative.setsockopt(fd, n.level, n.name, raw)));
     }
 
     static <T> T get(TipcChannel channel, SocketOption<T> option) throws IOException {
         Native n = lookup(option);
         int[] value = new int[1];
         TipcChannel.check("getsockopt(" + option.name() + ")", null,
-                TipcNative.getsockopt(channel.fd, n.level, n.name, value));
+                channel.call(fd -> TipcNative.getsockopt(fd, n.level, n.name, value)));
         Object boxed = option.type() == Boolean.class ? (Object) (value[0] != 0) : (Object) value[0];
         return option.type().cast(boxed);
     }

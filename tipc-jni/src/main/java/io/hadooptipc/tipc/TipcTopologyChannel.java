@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -88,22 +90,20 @@ public final class TipcTopologyChannel extends TipcChannel {
     }
 
     private void sendSubscription(Subscription s, int filter, String call) throws IOException {
-        ensureOpen();
         int timeout = s.timeout() == null ? WAIT_FOREVER : (int) Math.min(s.timeout().toMillis(), Integer.MAX_VALUE - 1);
         ByteBuffer wire = ByteBuffer.allocateDirect(SUBSCRIPTION_SIZE);
         encodeSubscription(wire, s.range(), timeout, filter, s.handle());
         wire.flip();
         synchronized (this) {
-            check(call, s.range(), TipcNative.send(fd, wire, 0, wire.remaining()));
+            check(call, s.range(), call(descriptor -> TipcNative.send(descriptor, wire, 0, wire.remaining())));
         }
     }
 
     /** Waits for the next event (blocking mode), or returns null if none is ready (non-blocking). */
     public TipcTopologyEvent receive() throws IOException {
-        ensureOpen();
         synchronized (eventBuffer) {
             eventBuffer.clear();
-            int n = TipcNative.recv(fd, eventBuffer, 0, EVENT_SIZE);
+            int n = call(descriptor -> TipcNative.recv(descriptor, eventBuffer, 0, EVENT_SIZE));
             if (n == -TipcException.EAGAIN) {
                 return null;
             }
@@ -129,7 +129,15 @@ public final class TipcTopologyChannel extends TipcChannel {
                 .putInt(timeout).putInt(filter).putLong(handle);
     }
 
-    /** Unpacks a struct tipc_event; the subscription is found by the handle it echoes. */
+    /** The subscriptions in force: made, and neither cancelled nor ended by their timeout. */
+    public Collection<Subscription> subscriptions() {
+        return List.copyOf(subscriptions.values());
+    }
+
+    /**
+     * Unpacks a struct tipc_event; the subscription is found by the handle it echoes, and
+     * forgotten when the event is its TIMEOUT (the service reports nothing more for it).
+     */
     static TipcTopologyEvent decodeEvent(ByteBuffer b, Map<Long, Subscription> known) {
         b.order(ByteOrder.nativeOrder()).rewind();
         int kind = b.getInt();
@@ -138,7 +146,9 @@ public final class TipcTopologyChannel extends TipcChannel {
         TipcSocketAddress socket = TipcSocketAddress.of(b.getInt(), b.getInt());
         b.position(b.position() + 5 * Integer.BYTES); // the echoed subscription: range, timeout, filter
         long handle = b.getLong();
-        return new TipcTopologyEvent(TipcTopologyEvent.Kind.of(kind), lower, upper, socket, known.get(handle));
+        TipcTopologyEvent.Kind k = TipcTopologyEvent.Kind.of(kind);
+        Subscription s = k == TipcTopologyEvent.Kind.TIMEOUT ? known.remove(handle) : known.get(handle);
+        return new TipcTopologyEvent(k, lower, upper, socket, s);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +40,7 @@ class TopologyKernelTest {
             assertEquals(published.socket(), withdrawn.socket());
 
             topology.cancel(subscription);
+            assertEquals(List.of(), List.copyOf(topology.subscriptions()));
             on("n2", () -> server.bind(name));
             assertNull(topology.receive(Duration.ofMillis(500)), "a cancelled subscription reports nothing");
             server.close();
@@ -58,6 +60,7 @@ class TopologyKernelTest {
                     assertEquals(TipcTopologyEvent.Kind.PUBLISHED, existing.kind());
                     assertEquals(bound.getLocalAddress(), existing.socket());
                     assertEquals(TipcTopologyEvent.Kind.TIMEOUT, topology.receive(WAIT).kind());
+                    assertEquals(List.of(), List.copyOf(topology.subscriptions()), "a timed-out subscription is forgotten");
                 }
                 return null;
             });

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -40,5 +41,20 @@ class TopologyWireTest {
         assertEquals(TipcSocketAddress.of(1234, 0x1001002), e.socket());
         assertEquals(0x1001002, e.node());
         assertSame(subscription, e.subscription());
+    }
+
+    @Test
+    void aTimeoutEventEndsItsSubscription() {
+        var subscription = new TipcTopologyChannel.Subscription(43, TipcServiceRange.all(77),
+                TipcTopologyChannel.Mode.FIRST_AND_LAST, Duration.ofMillis(200));
+        Map<Long, TipcTopologyChannel.Subscription> known = new HashMap<>(Map.of(43L, subscription));
+        ByteBuffer b = ByteBuffer.allocate(TipcTopologyChannel.EVENT_SIZE).order(ByteOrder.nativeOrder());
+        b.putInt(3).putInt(0).putInt(0).putInt(0).putInt(0);
+        TipcTopologyChannel.encodeSubscription(b, subscription.range(), 200, TipcTopologyChannel.FILTER_SERVICE, 43);
+
+        TipcTopologyEvent e = TipcTopologyChannel.decodeEvent(b, known);
+        assertEquals(TipcTopologyEvent.Kind.TIMEOUT, e.kind());
+        assertSame(subscription, e.subscription());
+        assertEquals(Map.of(), known, "the service reports nothing more for it: forgotten");
     }
 }
