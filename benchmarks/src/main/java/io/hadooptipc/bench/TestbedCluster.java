@@ -160,8 +160,8 @@ final class TestbedCluster implements ShuffleCluster {
         return machines + " testbed machines (separate QEMU guests, one TIPC node each, on one emulated Ethernet "
                 + "segment) running Hadoop's own daemons as separate JVMs: NameNode, ResourceManager and "
                 + "JobHistoryServer on m1, a DataNode and a NodeManager with `TipcShuffleHandler` on every machine, "
-                + "installed from our distribution tarball. Map tasks run only on m2..m" + machines
-                + " (node label), reducers and ApplicationMasters on m1, so every shuffled byte crosses a TIPC link "
+                + "installed from our distribution tarball. Map tasks run only on "
+                + (machines == 2 ? "m2" : "m2..m" + machines) + " (node label), reducers and ApplicationMasters on m1, so every shuffled byte crosses a TIPC link "
                 + "(or, for the stock shuffle, TCP over the same wire).";
     }
 
