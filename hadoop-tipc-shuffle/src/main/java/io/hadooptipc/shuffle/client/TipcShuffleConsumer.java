@@ -37,11 +37,12 @@ import java.util.Map;
  */
 public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, ExceptionReporter {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleConsumer.class);
-    private static final int PROGRESS_FREQUENCY_MS = 2000;
-    // The stock plugin's bounds on map-completion events asked for per call.
-    private static final int MIN_EVENTS_TO_FETCH = 100;
-    private static final int MAX_EVENTS_TO_FETCH = 10000;
-    private static final int MAX_RPC_OUTSTANDING_EVENTS = 3000000;
+    // The stock plugin's progress period and bounds on map-completion events asked for per call,
+    // which it keeps private; StockShuffleConstantsTest pins these copies to them.
+    static final int PROGRESS_FREQUENCY_MS = 2000;
+    static final int MIN_EVENTS_TO_FETCH = 100;
+    static final int MAX_EVENTS_TO_FETCH = 10000;
+    static final int MAX_RPC_OUTSTANDING_EVENTS = 3000000;
 
     private Context<K, V> context;
     private JobConf jobConf;
