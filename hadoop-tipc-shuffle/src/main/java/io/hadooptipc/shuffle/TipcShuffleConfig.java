@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapreduce.MRConfig;
 
 import java.util.Locale;
 
@@ -71,6 +72,21 @@ public final class TipcShuffleConfig {
                 throw new IllegalArgumentException(TRANSPORT + " must be auto, tipc or tcp, not '" + value + "'");
             }
         }
+    }
+
+    /**
+     * Why a NodeManager with this configuration must not serve map output over TIPC, or null if it may.
+     * TIPC carries no TLS, so a NodeManager that requires encrypted shuffle serves HTTPS only.
+     */
+    public static String whyNotServed(Configuration conf) {
+        if (!conf.getBoolean(SERVER_ENABLED, DEFAULT_SERVER_ENABLED)) {
+            return "disabled by " + SERVER_ENABLED;
+        }
+        if (conf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT)) {
+            return MRConfig.SHUFFLE_SSL_ENABLED_KEY + " requires encrypted shuffle, and TIPC carries no TLS: "
+                    + "map output is served over HTTPS only";
+        }
+        return null;
     }
 
     public static int serviceType(Configuration conf) {

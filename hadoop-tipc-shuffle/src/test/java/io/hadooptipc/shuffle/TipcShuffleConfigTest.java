@@ -4,6 +4,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,5 +39,16 @@ class TipcShuffleConfigTest {
         assertThrows(IllegalArgumentException.class, () -> TipcShuffleConfig.serviceType(conf));
         conf.set(TipcShuffleConfig.TRANSPORT, " TIPC ");
         assertEquals(TipcShuffleConfig.Transport.TIPC, TipcShuffleConfig.Transport.of(conf));
+    }
+
+    @Test
+    void aNodeManagerThatRequiresEncryptedShuffleNeverServesOverTipc() {
+        Configuration conf = new Configuration(false);
+        assertNull(TipcShuffleConfig.whyNotServed(conf));
+        conf.setBoolean("mapreduce.shuffle.ssl.enabled", true);
+        assertTrue(TipcShuffleConfig.whyNotServed(conf).contains("HTTPS only"), TipcShuffleConfig.whyNotServed(conf));
+        conf.setBoolean("mapreduce.shuffle.ssl.enabled", false);
+        conf.setBoolean(TipcShuffleConfig.SERVER_ENABLED, false);
+        assertTrue(TipcShuffleConfig.whyNotServed(conf).contains(TipcShuffleConfig.SERVER_ENABLED));
     }
 }

@@ -46,6 +46,7 @@ public final class NodeDoctor {
         List<Check> checks = new ArrayList<>();
         int ownNode = socket(checks);
         Integer serviceType = serviceType(checks);
+        checks.add(serving());
         if (ownNode < 0) {
             for (String name : List.of("node-identity", BearerCheck.NAME, "links", PublishedNames.OWN,
                     PublishedNames.PEERS)) {
@@ -91,6 +92,15 @@ public final class NodeDoctor {
                     + " sockets: allow them for the NodeManager and task users";
             default -> "see the errno above";
         };
+    }
+
+    /** Whether this configuration lets the NodeManager serve over TIPC at all. */
+    private Check serving() {
+        String notServed = TipcShuffleConfig.whyNotServed(conf);
+        return notServed == null ? Check.ok("serving", TipcShuffleConfig.SERVER_ENABLED + " and no encrypted shuffle required")
+                : new Check("serving", Check.Status.FAIL, notServed,
+                "this NodeManager serves HTTP/TCP only; to use TIPC, set " + TipcShuffleConfig.SERVER_ENABLED
+                        + " = true and do not require encrypted shuffle on nodes whose shuffle crosses untrusted links");
     }
 
     private Integer serviceType(List<Check> checks) {

@@ -72,8 +72,9 @@ public class TipcShuffleHandler extends ShuffleHandler {
      * Package-private: a test puts a failing transport in its place.
      */
     Closeable startTipc(Configuration conf) throws IOException {
-        if (!conf.getBoolean(TipcShuffleConfig.SERVER_ENABLED, TipcShuffleConfig.DEFAULT_SERVER_ENABLED)) {
-            LOG.info("TIPC shuffle disabled by {}; serving HTTP/TCP only", TipcShuffleConfig.SERVER_ENABLED);
+        String notServed = TipcShuffleConfig.whyNotServed(conf);
+        if (notServed != null) {
+            LOG.warn("TIPC shuffle not started: {}", notServed);
             return null;
         }
         TipcAvailability availability = Tipc.availability();

@@ -120,7 +120,7 @@ class DoctorKernelTest {
     private static Map<String, Check> byName(DoctorReport report) {
         Map<String, Check> checks = new HashMap<>();
         report.checks().forEach(c -> checks.put(c.name(), c));
-        assertEquals(8, checks.size(), report.text());
+        assertEquals(9, checks.size(), report.text());
         return checks;
     }
 

@@ -49,7 +49,7 @@ class DoctorTest {
         }
         assertEquals("FAIL", af.get("status").asText());
         assertTrue(af.get("finding").asText().contains("EAFNOSUPPORT"), af.toString());
-        assertEquals(8, report.get("checks").size());
+        assertEquals(9, report.get("checks").size());
     }
 
     @Test
@@ -65,6 +65,14 @@ class DoctorTest {
                 () -> false).examine().checks().stream().filter(c -> c.name().equals("service-type"))
                 .findFirst().orElseThrow().status();
         assertEquals(Check.Status.FAIL, status);
+    }
+
+    @Test
+    void aNodeManagerThatRequiresEncryptedShuffleCannotCarryTheTipcShuffle() {
+        Check serving = new NodeDoctor(conf("mapreduce.shuffle.ssl.enabled", "true"), BearerCheck.COMMAND,
+                () -> false).examine().checks().stream().filter(c -> c.name().equals("serving")).findFirst().orElseThrow();
+        assertEquals(Check.Status.FAIL, serving.status());
+        assertTrue(serving.finding().contains("mapreduce.shuffle.ssl.enabled"), serving.finding());
     }
 
     @Test
