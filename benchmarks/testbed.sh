@@ -32,13 +32,22 @@ enter_testbed_machines() {
 
 boot_testbed() {
   [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
-  record_host
+  record_host testbed
   exec "$root/src/test/testbed/tipc-vm" "$@"
 }
 
-# Records the host's CPU and kernel for the summaries (Machine reads it as -Dbench.host).
+# Records for the summaries (Machine reads it as -Dbench.host) what only the host knows: its CPU
+# and kernel, the commit measured, the date, the emulator and its TCG mode, and the host's load
+# before the run (a guest's load says nothing about the host's).
+#   record_host [testbed]    testbed: the run goes into tipc-vm (so the emulator is named too)
 record_host() {
-  echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r)" >"$here/target/host.txt"
+  local commit emulator=
+  commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"
+  [ "${1:-}" = testbed ] && emulator=" $(qemu-system-x86_64 --version 2>/dev/null | head -n1), TCG ${TIPC_TESTBED_TCG:-single}-threaded;"
+  echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r); commit $commit;" \
+    "$(date -u '+%Y-%m-%d %H:%M UTC');$emulator host load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)" \
+    >"$here/target/host.txt"
 }
 
 # A TIPC name {READY_TYPE, K} says machine K's servers are up: announce_ready, then
