@@ -26,8 +26,8 @@ import java.util.regex.Pattern;
  * runs: Hadoop's daemons as separate JVMs on separate TIPC machines, HDFS for inputs and outputs,
  * configured by {@code HADOOP_CONF_DIR} on the class path. Two things are measured outside the
  * job: each NodeManager's shuffle-serving CPU, which the cluster script's probe on every machine
- * reads from /proc when asked through the shared run directory, and the TIPC frames through
- * this machine's NIC, which a tc filter on ethertype 0x88ca counts in the kernel.
+ * reads from /proc when asked through the shared run directory, and the TIPC frames other than
+ * link supervision through this machine's NIC, which a tc filter counts in the kernel.
  */
 final class TestbedCluster implements ShuffleCluster {
     private static final Pattern SENT = Pattern.compile("Sent (\\d+) bytes");
@@ -130,19 +130,22 @@ final class TestbedCluster implements ShuffleCluster {
         return total;
     }
 
-    /** Bytes of TIPC frames this machine's NIC received and sent: every reducer is here, every map output elsewhere. */
+    /**
+     * Bytes of TIPC frames other than link supervision that this machine's NIC received and sent (hadoop-cluster's
+     * tc filter 2): every reducer is here, every map output elsewhere.
+     */
     @Override
     public long crossMachineTipcBytes() throws IOException {
         return tcFilterBytes("ingress") + tcFilterBytes("egress");
     }
 
     private long tcFilterBytes(String direction) throws IOException {
-        Process tc = new ProcessBuilder("tc", "-s", "filter", "show", "dev", nic, direction)
+        Process tc = new ProcessBuilder("tc", "-s", "filter", "show", "dev", nic, direction, "pref", "2")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String out = new String(tc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
             if (tc.waitFor() != 0) {
-                throw new IOException("tc -s filter show dev " + nic + " " + direction + " failed");
+                throw new IOException("tc -s filter show dev " + nic + " " + direction + " pref 2 failed");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
