@@ -14,8 +14,12 @@ public final class Results {
     private Results() {
     }
 
+    /** The median; NaN for no values (a job run whose history held no attempt of that kind). */
     public static double median(DoubleStream values) {
         double[] v = values.sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 

@@ -1,7 +1,9 @@
 package io.hadooptipc.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hadooptipc.bench.ShuffleBenchmark.Compared;
 import io.hadooptipc.bench.ShuffleBenchmark.Metric;
@@ -49,6 +51,18 @@ class ShuffleBenchmarkTest {
     }
 
     @Test
+    void theVerdictSaysWhatCrossedMachinesAndWhetherOutputsMatch() {
+        List<Measured> acrossMachines = List.of(crossed(Side.STOCK, 40), crossed(Side.OURS, 1_040));
+        String verdict = ShuffleBenchmark.verdict(acrossMachines, true);
+        assertTrue(verdict.contains("our shuffle: 1000 bytes in 0 map outputs via TIPC, 0 bytes in 0 map outputs via TCP"), verdict);
+        assertTrue(verdict.contains("cross-machine TIPC bytes: 1040 (ours), 40 (stock)"), verdict);
+        assertTrue(verdict.endsWith("output identical to stock: yes\n"), verdict);
+        String oneMachine = ShuffleBenchmark.verdict(List.of(shuffled(Side.OURS, 1000, 1000, 0)), false);
+        assertFalse(oneMachine.contains("cross-machine"), oneMachine);
+        assertTrue(oneMachine.endsWith("output identical to stock: no\n"), oneMachine);
+    }
+
+    @Test
     void parsesJobSpecs() {
         assertEquals(HEAVY, ShuffleBenchmark.spec("shuffle-heavy:2:8:500"));
         assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.spec("shuffle-heavy:2:8"));
@@ -57,6 +71,11 @@ class ShuffleBenchmarkTest {
 
     private static Measured run(Spec spec, Side side, int round, long jobMillis) {
         return new Measured(spec, side, round, null, true, jobMillis, List.of(), 0, -1);
+    }
+
+    private static Measured crossed(Side side, long tipcFrameBytes) {
+        Measured m = shuffled(side, 1000, side == Side.OURS ? 1000 : 0, 0);
+        return new Measured(m.spec(), side, 1, m.result(), true, 0, List.of(), 0, tipcFrameBytes);
     }
 
     private static Measured shuffled(Side side, long total, long tipc, long tcp) {
