@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
@@ -94,9 +95,11 @@ public final class MiniShuffleCluster implements ShuffleCluster {
                 + handler.getSimpleName() + "`: one machine, so any TIPC in it is node-local.";
     }
 
+    /** Stops the cluster and deletes the outputs written under {@link #outputPath}: results hold their bytes. */
     @Override
     public void close() {
         cluster.stop();
+        FileUtil.fullyDelete(output.toFile());
     }
 
     private static final class PinnedKeyConfiguration extends YarnConfiguration {
