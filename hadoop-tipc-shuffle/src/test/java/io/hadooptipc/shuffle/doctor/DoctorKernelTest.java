@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.tipc.Testbed;
+import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleHandler;
@@ -90,6 +91,7 @@ class DoctorKernelTest {
             sh("ip -n lone link set lone0 up");
             sh("ip netns exec lone tipc node set identity lone");
             sh("ip netns exec lone tipc bearer enable media eth device lone0");
+            awaitOwnAddress("lone", Duration.ofSeconds(10));
 
             DoctorReport report = Testbed.on("lone", () -> NodeDoctor.forThisNode(new Configuration()).examine());
             Map<String, Check> checks = byName(report);
@@ -101,6 +103,17 @@ class DoctorKernelTest {
             assertFalse(report.ready());
         } finally {
             sh("ip netns del lone");
+        }
+    }
+
+    /** TIPC assigns a node its address only after a trial of about a second on its first bearer. */
+    private static void awaitOwnAddress(String namespace, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (Testbed.on(namespace, Tipc::ownNodeAddress) == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(namespace + " has no TIPC address " + timeout.toSeconds() + " s after its bearer came up");
+            }
+            Thread.sleep(100);
         }
     }
 
