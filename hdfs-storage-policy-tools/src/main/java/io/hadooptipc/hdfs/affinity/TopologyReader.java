@@ -17,7 +17,8 @@ import java.util.stream.Stream;
  * {@code /proc} on a live machine, recorded trees in tests):
  * <ul>
  * <li>LLC groups: per CPU, {@code shared_cpu_list} of the highest-level data or unified
- * cache in {@code devices/system/cpu/cpuN/cache/index*};
+ * cache in {@code devices/system/cpu/cpuN/cache/index*}, or the CPU's socket where the
+ * kernel describes no caches;
  * <li>sockets: {@code topology/physical_package_id}; NUMA nodes: {@code devices/system/node/nodeN/cpulist};
  * <li>NIC interrupts: lines of {@code /proc/interrupts} naming the interface, its device or
  * its PCI address, that have fired; their CPUs from {@code /proc/irq/N/effective_affinity_list}
@@ -39,17 +40,38 @@ public final class TopologyReader {
         BitSet online = CpuList.parse(Files.readString(cpuDir.resolve("online")));
         Set<BitSet> llcs = new LinkedHashSet<>();
         Map<Integer, Integer> socketOf = new LinkedHashMap<>();
+        BitSet undescribed = new BitSet();
         for (int cpu = online.nextSetBit(0); cpu >= 0; cpu = online.nextSetBit(cpu + 1)) {
             Path dir = cpuDir.resolve("cpu" + cpu);
-            llcs.add(lastLevelCache(dir.resolve("cache")));
             socketOf.put(cpu, Integer.parseInt(Files.readString(dir.resolve("topology/physical_package_id")).strip()));
+            BitSet llc = lastLevelCache(dir.resolve("cache"));
+            if (llc == null) {
+                undescribed.set(cpu);
+            } else {
+                llcs.add(llc);
+            }
         }
+        llcs.addAll(socketsOf(undescribed, socketOf));
         String iface = nic.isEmpty() ? defaultRouteInterface() : nic;
         BitSet irqCpus = iface.isEmpty() ? new BitSet() : irqCpus(deviceNames(iface));
         return new CpuTopology(online, List.copyOf(llcs), socketOf, numaNodes(), iface, irqCpus);
     }
 
+    /**
+     * Where the kernel describes no caches (some virtual machines' kernels leave
+     * {@code cpuN/cache} out), a CPU's last-level cache is taken to be its socket's.
+     */
+    private static List<BitSet> socketsOf(BitSet cpus, Map<Integer, Integer> socketOf) {
+        Map<Integer, BitSet> bySocket = new LinkedHashMap<>();
+        cpus.stream().forEach(cpu -> bySocket.computeIfAbsent(socketOf.get(cpu), s -> new BitSet()).set(cpu));
+        return List.copyOf(bySocket.values());
+    }
+
+    /** The CPUs sharing the highest-level data or unified cache; null if the kernel describes none. */
     private static BitSet lastLevelCache(Path cacheDir) throws IOException {
+        if (!Files.isDirectory(cacheDir)) {
+            return null;
+        }
         int bestLevel = -1;
         BitSet shared = null;
         try (Stream<Path> indexes = Files.list(cacheDir)) {

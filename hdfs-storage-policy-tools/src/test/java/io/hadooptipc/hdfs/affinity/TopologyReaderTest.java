@@ -60,6 +60,13 @@ class TopologyReaderTest {
     }
 
     @Test
+    void aKernelThatDescribesNoCachesGroupsCpusBySocket() throws Exception {
+        CpuTopology t = TopologyFixture.reader("live-2vcpu-nocache.txt", dir).read("");
+        assertEquals(List.of("0-1"), lists(t.llcGroups()));
+        assertEquals("eth0", t.nic());
+    }
+
+    @Test
     void liveMachine() throws Exception {
         CpuTopology t = new TopologyReader(Path.of("/sys"), Path.of("/proc")).read("");
         assertTrue(t.online().cardinality() >= Runtime.getRuntime().availableProcessors(), t.toString());
