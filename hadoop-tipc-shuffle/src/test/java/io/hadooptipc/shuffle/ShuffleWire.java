@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle;
 
+import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.io.WritableUtils;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
@@ -52,6 +53,16 @@ public final class ShuffleWire {
             b.field(TipcShuffleConfig.TARGET_HEADER, target);
         }
         return b.build();
+    }
+
+    /** A 200 response's body: each of {@code outputs}, as map {@code i}'s partition for {@code reduce}, framed as the server frames it. */
+    public static byte[] body(int reduce, byte[]... outputs) throws IOException {
+        DataOutputBuffer out = new DataOutputBuffer();
+        for (int i = 0; i < outputs.length; i++) {
+            new ShuffleHeader(map(i), outputs[i].length, outputs[i].length, reduce).write(out);
+            out.write(outputs[i]);
+        }
+        return Arrays.copyOf(out.getData(), out.getLength());
     }
 
     /** One map output as framed in a response body. */

@@ -3,8 +3,12 @@ package io.hadooptipc.shuffle.server;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.IndexRecord;
 import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.MapTask;
 import org.apache.hadoop.mapred.SpillRecord;
 import org.apache.hadoop.mapreduce.JobID;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.nodemanager.containermanager.localizer.ContainerLocalizer;
 
 import java.io.File;
 import java.io.IOException;
@@ -17,11 +21,14 @@ import java.util.Map;
  * them: {@code usercache/USER/appcache/APP/output/ATTEMPT/file.out} and its
  * {@code file.out.index}. Index files are read with the owner check of
  * {@link SpillRecord} and kept in an LRU cache bounded in bytes, like the stock
- * IndexCache ({@code mapreduce.tasktracker.indexcache.mb}).
+ * IndexCache ({@link MRJobConfig#SHUFFLE_INDEX_CACHE}).
+ * <p>
+ * Stock's own path resolution and IndexCache are package-private in
+ * {@code org.apache.hadoop.mapred}, and a bridge there cannot reach them from the aux
+ * service's isolated class path (its loader takes that package from the NodeManager
+ * only), so this is a copy: {@code LocalMapOutputStoreTest} pins it to stock's answers.
  */
 public final class LocalMapOutputStore implements MapOutputStore {
-    // Three longs per partition: offset, raw length, part length.
-    private static final int INDEX_RECORD_BYTES = 24;
 
     /** Resolves a path relative to the NodeManager's local directories, for reading. */
     @FunctionalInterface
@@ -37,21 +44,23 @@ public final class LocalMapOutputStore implements MapOutputStore {
 
     private record Cached(String jobId, File data, SpillRecord index) {
         long bytes() {
-            return (long) index.size() * INDEX_RECORD_BYTES;
+            return (long) index.size() * MapTask.MAP_OUTPUT_INDEX_RECORD_LENGTH;
         }
     }
 
     public LocalMapOutputStore(LocalDirs dirs, JobConf conf) {
         this.dirs = dirs;
         this.conf = conf;
-        this.cacheBytes = conf.getInt("mapreduce.tasktracker.indexcache.mb", 10) * 1024L * 1024L;
+        this.cacheBytes = conf.getInt(MRJobConfig.SHUFFLE_INDEX_CACHE, 10) * 1024L * 1024L;
     }
 
     @Override
     public Partition locate(String jobId, String user, String mapId, int reduce) throws IOException {
         Cached c = cached(jobId, user, mapId);
         if (reduce >= c.index().size()) {
-            throw new IOException("map " + mapId + " has " + c.index().size() + " partitions, no reduce " + reduce);
+            // IndexCache's words: the answer reads the same over TIPC as over HTTP
+            throw new IOException("Invalid request  Map Id = " + mapId + " Reducer = " + reduce
+                    + " Index Info Length = " + c.index().size());
         }
         IndexRecord r = c.index().getIndex(reduce);
         return new Partition(c.data(), r.startOffset, r.partLength, r.rawLength);
@@ -81,7 +90,7 @@ public final class LocalMapOutputStore implements MapOutputStore {
         String base = attemptDir(jobId, user, mapId);
         Path index = dirs.forRead(base + "/file.out.index");
         Path data = dirs.forRead(base + "/file.out");
-        Cached loaded = new Cached(jobId, new File(data.toUri().getPath()), new SpillRecord(index, conf, user));
+        Cached loaded = new Cached(jobId, new File(data.toUri().getPath()), readIndex(index, user));
         synchronized (this) {
             if (cache.putIfAbsent(mapId, loaded) == null) {
                 cachedBytes += loaded.bytes();
@@ -94,10 +103,19 @@ public final class LocalMapOutputStore implements MapOutputStore {
         return loaded;
     }
 
+    private SpillRecord readIndex(Path index, String user) throws IOException {
+        try {
+            return new SpillRecord(index, conf, user);
+        } catch (IOException e) {
+            throw new IOException("Error Reading IndexFile", e); // as IndexCache reports it
+        }
+    }
+
     /** The stock NodeManager layout of a map attempt's output directory. */
-    static String attemptDir(String jobId, String user, String mapId) {
+    private static String attemptDir(String jobId, String user, String mapId) {
         JobID job = JobID.forName(jobId);
-        String appId = String.format("application_%s_%04d", job.getJtIdentifier(), job.getId());
-        return "usercache/" + user + "/appcache/" + appId + "/output/" + mapId;
+        ApplicationId app = ApplicationId.newInstance(Long.parseLong(job.getJtIdentifier()), job.getId());
+        return ContainerLocalizer.USERCACHE + "/" + user + "/" + ContainerLocalizer.APPCACHE + "/" + app + "/output/"
+                + mapId;
     }
 }

@@ -4,6 +4,7 @@ import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 
 import java.net.URLDecoder;
@@ -66,7 +67,7 @@ public record ShuffleRequest(String uri, String jobId, int reduce, List<String> 
         List<String> keepAlive = query.get("keepAlive");
         boolean keepAliveParam = keepAlive != null && keepAlive.size() == 1 && Boolean.parseBoolean(keepAlive.get(0));
         return new ShuffleRequest(uri, jobId, reduce, List.copyOf(mapIds), keepAliveParam,
-                head.field("UrlHash"), head.field(TipcShuffleConfig.TARGET_HEADER));
+                head.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH), head.field(TipcShuffleConfig.TARGET_HEADER));
     }
 
     private static JobID canonicalJob(String jobId) throws ShuffleException {

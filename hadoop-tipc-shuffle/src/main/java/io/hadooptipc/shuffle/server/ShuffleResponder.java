@@ -6,6 +6,7 @@ import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.io.ReadaheadPool;
 import org.apache.hadoop.io.SecureIOUtils;
 import org.apache.hadoop.io.nativeio.NativeIO;
+import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 import org.slf4j.Logger;
@@ -28,6 +29,10 @@ import java.util.Set;
  * and returned ({@code ReplyHash}) with Hadoop's own {@link SecureShuffleUtils}, then a
  * {@link ShuffleHeader} and the partition's bytes per map. Nothing of a job's output is
  * sent before its request has been verified and every requested map located.
+ * <p>
+ * The checks mirror the stock ShuffleChannelHandler's, which cannot be called (it is a Netty
+ * handler with a package-private constructor); {@code StockRefusalsTest} pins each refusal to
+ * the stock handler's answer to the same request.
  */
 public final class ShuffleResponder {
     private static final Logger LOG = LoggerFactory.getLogger(ShuffleResponder.class);
@@ -137,7 +142,7 @@ public final class ShuffleResponder {
                 .field(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION)
                 .field(TipcShuffleConfig.SERVER_HEADER, target != null && identities.contains(target) ? target : defaultIdentity);
         if (retryAfterMillis != null) {
-            head.field("Retry-After", retryAfterMillis);
+            head.field(ShuffleHandler.RETRY_AFTER_HEADER, retryAfterMillis);
         }
         head.field("Connection", "close").field("Content-Length", body.length);
         byte[] bytes = head.build().encode();
@@ -154,24 +159,20 @@ public final class ShuffleResponder {
         return target;
     }
 
+    /** The stock handler's checks in its order; a refusal says what stock's says. */
     private String verify(ShuffleRequest request) throws ShuffleException {
-        SecretKey secret = jobs.secret(request.jobId());
-        if (secret == null) {
-            LOG.info("Request for unknown job {}", request.jobId());
-            throw new ShuffleException(401, "Could not find jobid");
-        }
-        if (request.urlHash() == null) {
-            LOG.info("Missing UrlHash for {}", request.jobId());
-            throw new ShuffleException(401, "fetcher cannot be authenticated");
-        }
         try {
+            SecretKey secret = jobs.secret(request.jobId());
+            if (request.urlHash() == null) {
+                throw new IOException("fetcher cannot be authenticated");
+            }
             String message = SecureShuffleUtils.buildMsgFrom(new URL("http", "", settings.httpPort(), request.uri()));
             SecureShuffleUtils.verifyReply(request.urlHash(), message, secret);
+            return SecureShuffleUtils.generateHash(request.urlHash().getBytes(StandardCharsets.UTF_8), secret);
         } catch (IOException e) {
-            LOG.warn("Shuffle request for {} failed verification: {}", request.jobId(), e.getMessage());
-            throw new ShuffleException(401, "Verification of the enc hash failed");
+            LOG.warn("Shuffle request for {} refused: {}", request.jobId(), e.getMessage());
+            throw new ShuffleException(401, e.getMessage());
         }
-        return SecureShuffleUtils.generateHash(request.urlHash().getBytes(StandardCharsets.UTF_8), secret);
     }
 
     private List<MapOutputStore.Partition> locate(ShuffleRequest request, String user) throws ShuffleException {
@@ -226,10 +227,11 @@ public final class ShuffleResponder {
         return bytes;
     }
 
+    /** The stock handler's text for a 500: the messages of the exception and its causes, run together. */
     private static String messages(Throwable t) {
         StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage()));
         for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
-            sb.append(": ").append(c.getMessage());
+            sb.append(c.getMessage());
         }
         return sb.toString();
     }

@@ -8,7 +8,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.JobID;
-import org.apache.hadoop.security.token.SecretManager;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
 import org.slf4j.Logger;
@@ -96,7 +95,8 @@ public class TipcShuffleHandler extends ShuffleHandler {
         names.forEach(n -> identities.add(n.toString()));
         ShuffleResponder responder = new ShuffleResponder(jobs(), store, identities, responderSettings(conf, port),
                 tipcMetrics);
-        TipcShuffleServer server = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf), type, names);
+        TipcShuffleServer server = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf),
+                TipcServerTransport.bind(type, names));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
@@ -151,12 +151,8 @@ public class TipcShuffleHandler extends ShuffleHandler {
         // Read the stock fields on every call: the stock handler replaces them when it (re)starts.
         return new JobRegistry() {
             @Override
-            public SecretKey secret(String jobId) {
-                try {
-                    return secretManager.retrieveTokenSecret(jobId);
-                } catch (SecretManager.InvalidToken unknownJob) {
-                    return null;
-                }
+            public SecretKey secret(String jobId) throws IOException {
+                return secretManager.retrieveTokenSecret(jobId);
             }
 
             @Override

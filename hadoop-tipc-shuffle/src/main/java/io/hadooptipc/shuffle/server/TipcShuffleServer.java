@@ -1,12 +1,7 @@
 package io.hadooptipc.shuffle.server;
 
 import io.hadooptipc.shuffle.HttpHead;
-import io.hadooptipc.shuffle.ShuffleServiceName;
-import io.hadooptipc.tipc.TipcException;
-import io.hadooptipc.tipc.TipcSelectionKey;
-import io.hadooptipc.tipc.TipcSelector;
-import io.hadooptipc.tipc.TipcServerSocketChannel;
-import io.hadooptipc.tipc.TipcSocketChannel;
+import org.apache.hadoop.mapred.ShuffleHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +12,6 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -30,24 +23,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The TIPC side of the shuffle server. One thread accepts connections and reads
+ * The TIPC side of the shuffle server, on a {@link ServerTransport} (AF_TIPC in the
+ * NodeManager, AF_UNIX in host tests). One thread accepts connections and reads
  * request heads without blocking; a complete head goes to a worker thread, which
  * answers it with non-blocking writes and sendfile, waiting at most the write timeout
  * each time the reducer takes no bytes, then hands a kept-alive connection back.
  * Refusals (400, 431, and 429 with Retry-After over the connection limit or when the
- * worker queue is full) are written without blocking, then the connection is closed.
+ * worker queue is full) are written without blocking the selector thread (what the
+ * socket does not take at once, a free worker writes), then the connection is closed.
  * An idle or half-sent connection is closed after the keep-alive timeout. A failure
  * of one connection closes that connection only; when accept runs out of file
  * descriptors the acceptor pauses accepting and tries again.
  */
 public final class TipcShuffleServer implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleServer.class);
-    private static final long RETRY_AFTER_MILLIS = 1000; // stock ShuffleHandler.FETCH_RETRY_DELAY
     private static final long ACCEPT_BACKOFF_MILLIS = 500;
-    private static final int ENFILE = 23;
-    private static final int EMFILE = 24;
-    private static final int ENOMEM = 12;
-    private static final int ENOBUFS = 105;
 
     /**
      * @param maxConnections    stock {@code mapreduce.shuffle.max.connections}; 0 = no limit
@@ -62,9 +52,9 @@ public final class TipcShuffleServer implements Closeable {
     private final ShuffleResponder responder;
     private final TipcShuffleMetrics metrics;
     private final Settings settings;
-    private final TipcServerSocketChannel listener;
-    private final TipcSelector selector;
-    private final TipcSelectionKey acceptKey;
+    private final ServerTransport transport;
+    private final ServerTransport.Selector selector;
+    private final ServerTransport.Key acceptKey;
     private final ThreadPoolExecutor workers;
     private final Queue<Connection> returning = new ConcurrentLinkedQueue<>();
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
@@ -73,42 +63,42 @@ public final class TipcShuffleServer implements Closeable {
     private volatile boolean running = true;
 
     private TipcShuffleServer(ShuffleResponder responder, TipcShuffleMetrics metrics, Settings settings,
-                              TipcServerSocketChannel listener, TipcSelector selector, TipcSelectionKey acceptKey) {
+                              ServerTransport transport, ServerTransport.Selector selector,
+                              ServerTransport.Key acceptKey) {
         this.responder = responder;
         this.metrics = metrics;
         this.settings = settings;
-        this.listener = listener;
+        this.transport = transport;
         this.selector = selector;
         this.acceptKey = acceptKey;
         AtomicInteger n = new AtomicInteger();
         this.workers = new ThreadPoolExecutor(settings.workerThreads(), settings.workerThreads(), 0, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(Math.max(1, settings.maxQueuedRequests())),
-                r -> new Worker(r, "TIPC shuffle worker #" + n.incrementAndGet()));
+                r -> {
+                    Thread worker = new Thread(r, "TIPC shuffle worker #" + n.incrementAndGet());
+                    worker.setDaemon(true);
+                    return worker;
+                });
         this.loop = new Thread(this::run, "TIPC shuffle acceptor");
         this.loop.setDaemon(true);
     }
 
-    /** Binds {@code names} (each in its own scope) and starts serving. */
+    /** Starts serving the connections {@code transport} accepts; closes it on failure. */
     public static TipcShuffleServer start(ShuffleResponder responder, TipcShuffleMetrics metrics, Settings settings,
-                                          int serviceType, List<ShuffleServiceName> names) throws IOException {
-        TipcServerSocketChannel listener = TipcServerSocketChannel.open();
-        TipcSelector selector = null;
-        TipcSelectionKey acceptKey;
+                                          ServerTransport transport) throws IOException {
+        ServerTransport.Selector selector = null;
+        ServerTransport.Key acceptKey;
         try {
-            for (ShuffleServiceName name : names) {
-                listener.bind(name.tipcAddress(serviceType), name.scope());
-            }
-            listener.configureBlocking(false);
-            selector = TipcSelector.open();
-            acceptKey = selector.register(listener, SelectionKey.OP_ACCEPT, null);
+            selector = transport.openSelector();
+            acceptKey = selector.registerListener();
         } catch (IOException | RuntimeException e) {
-            listener.close();
+            transport.close();
             if (selector != null) {
                 selector.close();
             }
             throw e;
         }
-        TipcShuffleServer server = new TipcShuffleServer(responder, metrics, settings, listener, selector, acceptKey);
+        TipcShuffleServer server = new TipcShuffleServer(responder, metrics, settings, transport, selector, acceptKey);
         server.loop.start();
         return server;
     }
@@ -126,7 +116,7 @@ public final class TipcShuffleServer implements Closeable {
         for (Connection c : connections) {
             c.close();
         }
-        listener.close();
+        transport.close();
     }
 
     private void run() {
@@ -153,9 +143,7 @@ public final class TipcShuffleServer implements Closeable {
         for (Connection c; (c = returning.poll()) != null; ) {
             c.resumeReading();
         }
-        for (Iterator<TipcSelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
-            TipcSelectionKey key = it.next();
-            it.remove();
+        for (ServerTransport.Key key : selector.takeSelected()) {
             if (key == acceptKey) {
                 if (key.isValid() && key.isAcceptable()) {
                     acceptAll();
@@ -173,29 +161,24 @@ public final class TipcShuffleServer implements Closeable {
 
     private void acceptAll() {
         while (true) {
-            TipcSocketChannel ch;
+            ServerTransport.Stream stream;
             try {
-                ch = listener.accept();
-            } catch (TipcException e) {
-                if (isOutOfResources(e.errno())) {
-                    // Level-triggered: a pending connection would wake us at once, so stop asking for a while.
-                    LOG.warn("TIPC shuffle cannot accept ({}); trying again in {} ms", e.getMessage(),
-                            ACCEPT_BACKOFF_MILLIS);
-                    acceptKey.interestOps(0);
-                    acceptPausedUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ACCEPT_BACKOFF_MILLIS);
-                } else {
-                    LOG.info("TIPC shuffle accept failed: {}", e.getMessage());
-                }
+                stream = transport.accept();
+            } catch (ServerTransport.OutOfResources e) {
+                // Level-triggered: a pending connection would wake us at once, so stop asking for a while.
+                LOG.warn("TIPC shuffle cannot accept ({}); trying again in {} ms", e.getMessage(), ACCEPT_BACKOFF_MILLIS);
+                acceptKey.interestOps(0);
+                acceptPausedUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ACCEPT_BACKOFF_MILLIS);
                 return;
             } catch (IOException e) {
                 LOG.info("TIPC shuffle accept failed: {}", e.getMessage());
                 return;
             }
-            if (ch == null) {
+            if (stream == null) {
                 return;
             }
             metrics.connections.incr();
-            Connection c = new Connection(ch);
+            Connection c = new Connection(stream);
             metrics.openConnections.incr();
             connections.add(c);
             int now = connections.size();
@@ -205,25 +188,20 @@ public final class TipcShuffleServer implements Closeable {
                 c.overLimit = true; // refused once its head is in, so the 429 can name the server it asked for
             }
             try {
-                ch.configureBlocking(false);
-                selector.register(ch, SelectionKey.OP_READ, c);
+                selector.register(stream, SelectionKey.OP_READ, c);
             } catch (IOException | RuntimeException e) {
-                LOG.info("TIPC shuffle connection {} not served: {}", ch, e.toString());
+                LOG.info("TIPC shuffle connection {} not served: {}", stream, e.toString());
                 c.close();
             }
         }
     }
 
-    private static boolean isOutOfResources(int errno) {
-        return errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
-    }
-
     private void closeIdle() {
         long now = System.nanoTime();
         long limit = TimeUnit.MILLISECONDS.toNanos(settings.idleTimeoutMillis());
-        for (TipcSelectionKey key : selector.keys()) {
+        for (ServerTransport.Key key : selector.keys()) {
             if (key.attachment() instanceof Connection c && now - c.idleSince > limit) {
-                LOG.debug("closing idle TIPC shuffle connection {}", c.channel);
+                LOG.debug("closing idle TIPC shuffle connection {}", c.stream);
                 c.close();
             }
         }
@@ -239,20 +217,20 @@ public final class TipcShuffleServer implements Closeable {
 
     /** One accepted connection; the selector thread and one worker take turns with it. */
     private final class Connection implements ResponseStream {
-        final TipcSocketChannel channel;
+        final ServerTransport.Stream stream;
         final RequestHeads heads = new RequestHeads(settings.maxHeadBytes());
         volatile long idleSince = System.nanoTime();
         boolean overLimit;
         private boolean closed;
 
-        Connection(TipcSocketChannel channel) {
-            this.channel = channel;
+        Connection(ServerTransport.Stream stream) {
+            this.stream = stream;
         }
 
         /** Selector thread: bytes have arrived. */
-        void readable(TipcSelectionKey key) {
+        void readable(ServerTransport.Key key) {
             try {
-                int n = channel.read(heads.space());
+                int n = stream.read(heads.space());
                 if (n < 0) {
                     close();
                     return;
@@ -261,13 +239,13 @@ public final class TipcShuffleServer implements Closeable {
                 idleSince = System.nanoTime();
                 dispatch(key);
             } catch (IOException | RuntimeException e) {
-                LOG.debug("TIPC shuffle read failed on {}", channel, e);
+                LOG.debug("TIPC shuffle read failed on {}", stream, e);
                 close();
             }
         }
 
         /** Selector thread: hands a complete head to a worker, or refuses it. */
-        private void dispatch(TipcSelectionKey key) {
+        private void dispatch(ServerTransport.Key key) {
             HttpHead head;
             try {
                 head = heads.next();
@@ -285,7 +263,7 @@ public final class TipcShuffleServer implements Closeable {
             }
             key.cancel();
             if (overLimit) {
-                refuse(429, head, "", RETRY_AFTER_MILLIS);
+                refuse(429, head, "", ShuffleHandler.FETCH_RETRY_DELAY);
                 return;
             }
             try {
@@ -294,7 +272,7 @@ public final class TipcShuffleServer implements Closeable {
                 if (running) {
                     LOG.info("TIPC shuffle worker queue full ({} waiting): 429", workers.getQueue().size());
                 }
-                refuse(429, head, "", RETRY_AFTER_MILLIS);
+                refuse(429, head, "", ShuffleHandler.FETCH_RETRY_DELAY);
             }
         }
 
@@ -308,7 +286,7 @@ public final class TipcShuffleServer implements Closeable {
                     close();
                 }
             } catch (IOException | RuntimeException e) {
-                LOG.info("TIPC shuffle response on {} failed: {}", channel, e.toString());
+                LOG.info("TIPC shuffle response on {} failed: {}", stream, e.toString());
                 close();
             }
         }
@@ -317,27 +295,47 @@ public final class TipcShuffleServer implements Closeable {
         void resumeReading() {
             idleSince = System.nanoTime();
             try {
-                TipcSelectionKey key = selector.register(channel, SelectionKey.OP_READ, this);
+                ServerTransport.Key key = selector.register(stream, SelectionKey.OP_READ, this);
                 if (heads.hasBytes()) { // a pipelined request may already be complete
                     dispatch(key);
                 }
             } catch (IOException | RuntimeException e) {
-                LOG.debug("TIPC shuffle connection {} not resumed", channel, e);
+                LOG.debug("TIPC shuffle connection {} not resumed", stream, e);
                 close();
             }
         }
 
-        /** Selector thread: writes what the socket takes at once of an error response, then closes. */
+        /**
+         * Selector thread: writes what the socket takes at once of an error response; a worker
+         * writes the rest, if one is free, as it would a response, then the connection is closed.
+         * The rest is there when the reducer has yet to read an earlier, pipelined response.
+         */
         private void refuse(int status, HttpHead request, String message, Long retryAfterMillis) {
+            ByteBuffer response;
             try {
-                ByteBuffer response = responder.errorResponse(request, status, message, retryAfterMillis);
-                channel.write(response);
-                if (response.hasRemaining()) {
-                    LOG.debug("{} to {} cut short: the socket was full", status, channel);
-                }
+                response = responder.errorResponse(request, status, message, retryAfterMillis);
+                stream.write(response);
             } catch (IOException | RuntimeException e) {
-                LOG.debug("could not send {} on {}", status, channel, e);
-            } finally {
+                LOG.debug("could not send {} on {}", status, stream, e);
+                close();
+                return;
+            }
+            if (!response.hasRemaining()) {
+                close();
+                return;
+            }
+            try {
+                workers.execute(() -> {
+                    try {
+                        writeFully(response);
+                    } catch (IOException | RuntimeException e) {
+                        LOG.debug("could not send {} on {}", status, stream, e);
+                    } finally {
+                        close();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                LOG.debug("{} to {} cut short: the socket was full and every worker busy", status, stream);
                 close();
             }
         }
@@ -345,7 +343,7 @@ public final class TipcShuffleServer implements Closeable {
         @Override
         public void writeFully(ByteBuffer bytes) throws IOException {
             while (bytes.hasRemaining()) {
-                if (channel.write(bytes) == 0) {
+                if (stream.write(bytes) == 0) {
                     awaitWritable();
                 }
             }
@@ -355,7 +353,7 @@ public final class TipcShuffleServer implements Closeable {
         public void sendFile(FileDescriptor file, long position, long count) throws IOException {
             boolean waited = false;
             while (count > 0) {
-                long n = channel.transferFrom(file, position, count);
+                long n = stream.transferFrom(file, position, count);
                 if (n > 0) {
                     position += n;
                     count -= n;
@@ -370,7 +368,7 @@ public final class TipcShuffleServer implements Closeable {
         }
 
         private void awaitWritable() throws IOException {
-            if (!((Worker) Thread.currentThread()).awaitWritable(channel, settings.writeTimeoutMillis())) {
+            if (!stream.awaitWritable(settings.writeTimeoutMillis())) {
                 throw new SocketTimeoutException("the reducer took no bytes for " + settings.writeTimeoutMillis()
                         + " ms (mapreduce.shuffle.tipc.write-timeout.ms)");
             }
@@ -384,58 +382,9 @@ public final class TipcShuffleServer implements Closeable {
             connections.remove(this);
             metrics.openConnections.decr();
             try {
-                channel.close();
+                stream.close();
             } catch (IOException e) {
-                LOG.debug("closing {}", channel, e);
-            }
-        }
-    }
-
-    /** A worker thread, with its own selector for waiting until a reducer takes more bytes. */
-    private static final class Worker extends Thread {
-        private static final long SLICE_MILLIS = 1000; // how often a wait looks whether the channel was closed
-        private TipcSelector writable;
-
-        Worker(Runnable r, String name) {
-            super(r, name);
-            setDaemon(true);
-        }
-
-        /** Waits until {@code channel} can take bytes, for at most {@code timeoutMillis}; false on timeout. */
-        boolean awaitWritable(TipcSocketChannel channel, int timeoutMillis) throws IOException {
-            if (writable == null) {
-                writable = TipcSelector.open();
-            }
-            TipcSelectionKey key = writable.register(channel, SelectionKey.OP_WRITE, null);
-            try {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-                for (long left; (left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) > 0; ) {
-                    if (writable.select(Math.min(left, SLICE_MILLIS)) > 0) {
-                        return true;
-                    }
-                    if (!channel.isOpen() || isInterrupted()) {
-                        throw new IOException(channel + " closed while waiting to write");
-                    }
-                }
-                return false;
-            } finally {
-                key.cancel();
-                writable.selectedKeys().clear();
-            }
-        }
-
-        @Override
-        public void run() {
-            try {
-                super.run();
-            } finally {
-                if (writable != null) {
-                    try {
-                        writable.close();
-                    } catch (IOException e) {
-                        LOG.debug("closing a worker's selector", e);
-                    }
-                }
+                LOG.debug("closing {}", stream, e);
             }
         }
     }

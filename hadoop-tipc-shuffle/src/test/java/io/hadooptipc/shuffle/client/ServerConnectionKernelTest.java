@@ -4,8 +4,8 @@ import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Structure;
-import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.MapOutputFixture;
+import io.hadooptipc.shuffle.ResponseReader;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.ShuffleWire;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -25,7 +25,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;
@@ -232,10 +231,9 @@ class ServerConnectionKernelTest {
     }
 
     private static TipcShuffleConnection connection(String uri, CountingReporter reporter) throws IOException {
-        TransportRoutes routes = new TransportRoutes(Transport.AUTO, TipcShuffleConfig.DEFAULT_SERVICE_TYPE,
-                Tipc.availability());
+        TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability());
         TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", SERVER_IP, port, uri), routes,
-                new TransferCounters(reporter));
+                new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, ShuffleWire.urlHash(uri, port, outputs.key));
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
@@ -284,60 +282,27 @@ class ServerConnectionKernelTest {
         return all;
     }
 
-    /** Responses read one after another off one connection. */
+    /** Responses read one after another off one TIPC connection. */
     private static final class Responses implements AutoCloseable {
         final TipcSocketChannel channel;
-        private byte[] buf = new byte[1 << 16];
-        private int filled;
+        private final ResponseReader reader;
 
         Responses(TipcSocketChannel channel) {
             this.channel = channel;
+            this.reader = new ResponseReader(dst -> {
+                if (!channel.awaitReadable(60_000)) {
+                    throw new SocketTimeoutException("nothing from the server for 60 s");
+                }
+                return channel.read(dst);
+            });
         }
 
         ShuffleWire.Response next() throws IOException {
-            while (true) {
-                int end = HttpHead.endOf(buf, 0, filled);
-                if (end >= 0) {
-                    long length = Long.parseLong(HttpHead.parse(buf, 0, end).field("Content-Length"));
-                    int total = Math.toIntExact(end + length);
-                    if (filled >= total) {
-                        ShuffleWire.Response r = ShuffleWire.parse(Arrays.copyOf(buf, total));
-                        System.arraycopy(buf, total, buf, 0, filled - total);
-                        filled -= total;
-                        return r;
-                    }
-                    if (buf.length < total) {
-                        buf = Arrays.copyOf(buf, total);
-                    }
-                }
-                if (filled == buf.length) {
-                    buf = Arrays.copyOf(buf, buf.length * 2);
-                }
-                if (read() < 0) {
-                    throw new EOFException("connection closed with " + filled + " bytes of a response");
-                }
-            }
+            return reader.next();
         }
 
-        /** Reads until the server closes; returns every byte count received on this connection. */
         long drain() throws IOException {
-            long total = filled;
-            filled = 0;
-            for (int n; (n = read()) >= 0; filled = 0) {
-                total += n;
-            }
-            return total;
-        }
-
-        private int read() throws IOException {
-            if (!channel.awaitReadable(60_000)) {
-                throw new SocketTimeoutException("nothing from the server for 60 s");
-            }
-            int n = channel.read(ByteBuffer.wrap(buf, filled, buf.length - filled));
-            if (n > 0) {
-                filled += n;
-            }
-            return n;
+            return reader.drain();
         }
 
         @Override

@@ -69,8 +69,11 @@ class ShuffleResponderTest {
         };
         jobs = new JobRegistry() {
             @Override
-            public SecretKey secret(String jobId) {
-                return jobId.equals(JOB) ? key : null;
+            public SecretKey secret(String jobId) throws IOException {
+                if (!jobId.equals(JOB)) {
+                    throw new IOException("unknown job " + jobId);
+                }
+                return key;
             }
 
             @Override
