@@ -121,6 +121,15 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
         return await(TipcNative.POLLIN, timeoutMillis, "poll");
     }
 
+    /**
+     * Waits until a write would take bytes (or an error is pending), for at most
+     * {@code timeoutMillis} (-1: forever); false on timeout. With a non-blocking
+     * channel, this is how callers bound a write.
+     */
+    public boolean awaitWritable(int timeoutMillis) throws IOException {
+        return await(TipcNative.POLLOUT, timeoutMillis, "poll");
+    }
+
     @Override
     public int read(ByteBuffer dst) throws IOException {
         ensureConnected();

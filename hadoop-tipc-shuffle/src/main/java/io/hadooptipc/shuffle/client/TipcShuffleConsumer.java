@@ -145,11 +145,11 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             }
             return fetchers;
         }
-        TransportRoutes routes = TransportRoutes.detect(TipcShuffleConfig.Transport.of(jobConf),
-                TipcShuffleConfig.serviceType(jobConf));
+        TransportRoutes routes = TransportRoutes.detect(TipcShuffleConfig.Transport.of(jobConf));
+        StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf));
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,
-                    routes));
+                    routes, transport));
         }
         return fetchers;
     }

@@ -28,27 +28,21 @@ final class TransportRoutes {
     }
 
     private final Transport mode;
-    private final int serviceType;
     private final TipcAvailability availability;
     private final Map<String, Fallback> tcpHosts = new ConcurrentHashMap<>();
     private final AtomicBoolean unavailableLogged = new AtomicBoolean();
 
-    TransportRoutes(Transport mode, int serviceType, TipcAvailability availability) {
+    TransportRoutes(Transport mode, TipcAvailability availability) {
         this.mode = mode;
-        this.serviceType = serviceType;
         this.availability = availability;
     }
 
-    static TransportRoutes detect(Transport mode, int serviceType) {
-        return new TransportRoutes(mode, serviceType, mode == Transport.TCP ? null : Tipc.availability());
+    static TransportRoutes detect(Transport mode) {
+        return new TransportRoutes(mode, mode == Transport.TCP ? null : Tipc.availability());
     }
 
     Transport mode() {
         return mode;
-    }
-
-    int serviceType() {
-        return serviceType;
     }
 
     Route route(URL url) throws IOException {

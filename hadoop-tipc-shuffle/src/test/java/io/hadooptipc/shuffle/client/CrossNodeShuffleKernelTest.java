@@ -148,9 +148,9 @@ class CrossNodeShuffleKernelTest {
     private static Void fetchAndVerify(int reduce, CountingReporter reporter, Interruption midway) throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, reduce, outputs.mapIds().toArray(String[]::new));
         URL url = new URL("http", SERVER_IP, port, uri);
-        TransportRoutes routes = new TransportRoutes(Transport.AUTO, TipcShuffleConfig.DEFAULT_SERVICE_TYPE,
-                Tipc.availability());
-        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, new TransferCounters(reporter));
+        TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability());
+        TipcShuffleConnection c = new TipcShuffleConnection(url, routes,
+                new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
         String hash = ShuffleWire.urlHash(uri, port, outputs.key);
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);

@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.ShuffleWire;
 import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 import org.junit.jupiter.api.Test;
@@ -15,14 +16,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class MapOutputFramesTest {
 
     private static byte[] body(int... lengths) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[][] outputs = new byte[lengths.length][];
         for (int i = 0; i < lengths.length; i++) {
-            DataOutputBuffer h = new DataOutputBuffer();
-            new ShuffleHeader(map(i), lengths[i], lengths[i] * 3L, 0).write(h);
-            out.write(h.getData(), 0, h.getLength());
-            out.write(new byte[lengths[i]]);
+            outputs[i] = new byte[lengths[i]];
         }
-        return out.toByteArray();
+        return ShuffleWire.body(0, outputs);
     }
 
     @Test

@@ -1,0 +1,29 @@
+package io.hadooptipc.shuffle.client;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+
+/** A connected byte stream to a shuffle server, whose reads and writes give up after their {@link Timeouts}. */
+interface ShuffleStream extends Closeable {
+
+    /**
+     * Reads what has arrived into {@code dst}, waiting for at least one byte.
+     *
+     * @return the bytes read, or -1 at the end of the stream
+     * @throws SocketTimeoutException when nothing arrived within the read timeout
+     */
+    int read(ByteBuffer dst) throws IOException;
+
+    /**
+     * Writes all of {@code src}.
+     *
+     * @throws SocketTimeoutException when the server took no bytes for the write timeout
+     */
+    void writeFully(ByteBuffer src) throws IOException;
+
+    /** Closes the stream; callable from any thread, and a read or write under way then fails. */
+    @Override
+    void close() throws IOException;
+}

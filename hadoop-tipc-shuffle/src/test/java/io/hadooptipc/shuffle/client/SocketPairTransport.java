@@ -1,0 +1,134 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.HttpHead;
+import io.hadooptipc.shuffle.ShuffleServiceName;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The TIPC side of host tests. Each {@link #open} connects a pair of AF_UNIX sockets,
+ * hands the fetcher's end over as a {@link ChannelStream}, and has a {@link Peer}
+ * answer on the other end, in a thread of its own, as the shuffle server would.
+ */
+final class SocketPairTransport implements StreamTransport, AutoCloseable {
+
+    /** The server's end of one connection: it has read the request head; the socket is closed after. */
+    @FunctionalInterface
+    interface Peer {
+        void answer(HttpHead request, SocketChannel socket) throws Exception;
+    }
+
+    /** Names the fetcher opened streams to, in order. */
+    final List<ShuffleServiceName> opened = new CopyOnWriteArrayList<>();
+    /** Request heads the peer received, in order. */
+    final List<HttpHead> requests = new CopyOnWriteArrayList<>();
+    /** How peers ended other than by answering: the fetcher closing first is part of several tests. */
+    final List<Exception> peerFailures = new CopyOnWriteArrayList<>();
+    private final Peer peer;
+    private final IOException refusal;
+    private final Path dir;
+    private final ExecutorService peers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "socket-pair peer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private SocketPairTransport(Peer peer, IOException refusal) throws IOException {
+        this.peer = peer;
+        this.refusal = refusal;
+        this.dir = Files.createTempDirectory("socket-pair");
+    }
+
+    /** Every stream is answered by {@code peer}. */
+    static SocketPairTransport answering(Peer peer) throws IOException {
+        return new SocketPairTransport(peer, null);
+    }
+
+    /** Every open fails with {@code refusal}. */
+    static SocketPairTransport refusing(IOException refusal) throws IOException {
+        return new SocketPairTransport(null, refusal);
+    }
+
+    /** A peer that writes {@code response} and closes. */
+    static Peer replying(byte[] response) {
+        return (request, socket) -> write(socket, response);
+    }
+
+    /** A peer that sends nothing and waits until the fetcher closes. */
+    static Peer silent() {
+        return (request, socket) -> {
+            ByteBuffer sink = ByteBuffer.allocate(1024);
+            int n;
+            do {
+                n = socket.read(sink.clear());
+            } while (n >= 0); // until the fetcher closes
+        };
+    }
+
+    static void write(SocketChannel socket, byte[] bytes) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        while (b.hasRemaining()) {
+            socket.write(b);
+        }
+    }
+
+    @Override
+    public ShuffleStream open(ShuffleServiceName name, Timeouts timeouts) throws IOException {
+        opened.add(name);
+        if (refusal != null) {
+            throw refusal;
+        }
+        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("s" + opened.size()));
+        try (ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            listener.bind(address);
+            SocketChannel fetcherEnd = SocketChannel.open(address);
+            SocketChannel serverEnd = listener.accept();
+            Files.delete(address.getPath());
+            peers.execute(() -> serve(serverEnd));
+            return new ChannelStream(fetcherEnd, timeouts);
+        }
+    }
+
+    private void serve(SocketChannel socket) {
+        try (socket) {
+            HttpHead request = readHead(socket);
+            requests.add(request);
+            peer.answer(request, socket);
+        } catch (Exception e) {
+            peerFailures.add(e);
+        }
+    }
+
+    private static HttpHead readHead(SocketChannel socket) throws IOException {
+        byte[] buf = new byte[1 << 16];
+        int filled = 0;
+        int end;
+        while ((end = HttpHead.endOf(buf, 0, filled)) < 0) {
+            int n = socket.read(ByteBuffer.wrap(buf, filled, buf.length - filled));
+            if (n < 0) {
+                throw new EOFException("no request head");
+            }
+            filled += n;
+        }
+        return HttpHead.parse(Arrays.copyOf(buf, end), 0, end);
+    }
+
+    @Override
+    public void close() throws IOException {
+        peers.shutdownNow();
+        Files.deleteIfExists(dir);
+    }
+}

@@ -1,0 +1,206 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.ShuffleWire;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.tipc.TipcAvailability;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapred.Counters;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.TaskStatus;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.mapreduce.task.reduce.ExceptionReporter;
+import org.apache.hadoop.mapreduce.task.reduce.MapHost;
+import org.apache.hadoop.mapreduce.task.reduce.MapOutput;
+import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
+import org.apache.hadoop.util.Progress;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import javax.crypto.SecretKey;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+
+import static io.hadooptipc.shuffle.ShuffleWire.map;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.doAnswer;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+/**
+ * The stock {@code Fetcher}'s own fetch loop, as a {@link TipcFetcher} runs it, over a
+ * socket pair standing in for TIPC, with Hadoop's real {@link ShuffleSchedulerImpl}:
+ * what each response over TIPC leads to in stock terms (back-off, failed copy,
+ * delivered map outputs), and that none of them is a fallback.
+ */
+class TipcFetcherTest {
+    private static final TaskAttemptID REDUCE = TaskAttemptID.forName("attempt_1700000000000_0001_r_000000_0");
+    private static final SecretKey KEY = ShuffleWire.key("job token secret");
+    private static final byte[][] OUTPUTS = {"first map".getBytes(), new byte[50_000], "third".getBytes()};
+    private static final TipcAvailability TIPC_UP =
+            new TipcAvailability(TipcAvailability.Level.CLUSTER, "test", 0, 1);
+
+    private final CountingReporter reporter = new CountingReporter();
+    private final Counters counters = new Counters();
+    private final List<Throwable> reported = new CopyOnWriteArrayList<>();
+    private final Map<TaskAttemptID, byte[]> merged = new ConcurrentHashMap<>();
+    private final JobConf job = new JobConf();
+    private ShuffleSchedulerImpl<Text, Text> scheduler;
+    private StubHttpServer tcp;
+    private SocketPairTransport tipc;
+    private String self;
+
+    @BeforeEach
+    void start() throws IOException {
+        job.setNumMapTasks(OUTPUTS.length);
+        scheduler = new ShuffleSchedulerImpl<>(job, mock(TaskStatus.class), REDUCE, reported::add,
+                new Progress(), counter("shuffled maps"), counter("shuffle bytes"), counter("failed shuffles"));
+        tcp = new StubHttpServer(500, Map.of(), "HTTP/TCP was not to be asked".getBytes());
+        self = ShuffleServiceName.of(InetAddress.getLoopbackAddress(), tcp.port()).toString();
+    }
+
+    @AfterEach
+    void stop() throws IOException, InterruptedException {
+        scheduler.close();
+        tcp.close();
+        tipc.close();
+    }
+
+    @Test
+    void a429OverTipcBacksOffForItsRetryAfterOnTheStockPathWithoutFallingBack() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(
+                CannedResponse.of(429, null, Map.of("Retry-After", "1500"), new byte[0])));
+        long start = System.nanoTime();
+        MapHost host = fetchOnce();
+
+        assertEquals(MapHost.State.PENALIZED, host.getState());
+        assertEquals(0, counter("failed shuffles").getValue(), "TryAgainLater is no failed copy");
+        assertEquals(0, ioErrors());
+        MapHost again = nextHost();
+        long penalty = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(host, again);
+        assertTrue(penalty >= 1490, "the host came back after " + penalty + " ms, before its Retry-After");
+        assertNoFallback();
+        assertEquals(List.of(), reported);
+    }
+
+    @Test
+    void a500OverTipcIsAFailedCopyUnderTheStockRulesWithoutFallingBack() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(
+                CannedResponse.of(500, self, Map.of(), "no such map output".getBytes())));
+        fetchOnce();
+
+        assertEquals(OUTPUTS.length, counter("failed shuffles").getValue(), "each map of the request failed once");
+        assertEquals(1, ioErrors());
+        assertNoFallback();
+    }
+
+    @Test
+    void a200OverTipcHandsEveryMapOutputToTheMerger() throws Exception {
+        tipc = SocketPairTransport.answering((request, socket) -> {
+            String reply = SecureShuffleUtils.generateHash(
+                    request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
+            SocketPairTransport.write(socket, CannedResponse.of(200, self,
+                    Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply), ShuffleWire.body(0, OUTPUTS)));
+        });
+        fetchOnce();
+
+        for (int m = 0; m < OUTPUTS.length; m++) {
+            assertArrayEquals(OUTPUTS[m], merged.get(TaskAttemptID.forName(map(m))), "map " + m);
+        }
+        assertEquals(OUTPUTS.length, counter("shuffled maps").getValue());
+        assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertNoFallback();
+        assertEquals(List.of(), reported);
+    }
+
+    /** One turn of the stock fetch loop for a host with every map output: what {@code Fetcher.run} does with it. */
+    private MapHost fetchOnce() throws Exception {
+        String baseUrl = "http://127.0.0.1:" + tcp.port() + "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=";
+        for (int m = 0; m < OUTPUTS.length; m++) {
+            scheduler.addKnownMapOutput("127.0.0.1:" + tcp.port(), baseUrl, TaskAttemptID.forName(map(m)));
+        }
+        MapHost host = scheduler.getHost();
+        new OneHostFetcher(job, scheduler, merger(), reporter, reported::add, tipc).copyFrom(host);
+        scheduler.freeHost(host);
+        assertEquals(1, tipc.opened.size(), "one request over TIPC");
+        assertEquals(0, tcp.requests.get(), "none over HTTP/TCP");
+        return host;
+    }
+
+    /** The next host the scheduler hands a fetcher, waiting out its penalty. */
+    private MapHost nextHost() throws Exception {
+        FutureTask<MapHost> next = new FutureTask<>(scheduler::getHost);
+        Thread t = new Thread(next, "next fetcher");
+        t.setDaemon(true);
+        t.start();
+        return next.get(30, TimeUnit.SECONDS);
+    }
+
+    /** A TipcFetcher whose one turn of the fetch loop a test can call. */
+    private static final class OneHostFetcher extends TipcFetcher<Text, Text> {
+        OneHostFetcher(JobConf job, ShuffleSchedulerImpl<Text, Text> scheduler, MergeManager<Text, Text> merger,
+                       CountingReporter reporter, ExceptionReporter exceptions, StreamTransport tipc) {
+            super(job, REDUCE, scheduler, merger, reporter, mock(ShuffleClientMetrics.class), exceptions, KEY,
+                    new TransportRoutes(Transport.AUTO, TIPC_UP), tipc);
+        }
+
+        void copyFrom(MapHost host) throws IOException {
+            copyFromHost(host);
+        }
+    }
+
+    /** A merge manager that keeps each map output's bytes, as it would in memory. */
+    @SuppressWarnings("unchecked")
+    private MergeManager<Text, Text> merger() {
+        MergeManager<Text, Text> merger = mock(MergeManager.class);
+        try {
+            when(merger.reserve(any(), anyLong(), anyInt())).thenAnswer(reserve -> {
+                TaskAttemptID mapId = reserve.getArgument(0);
+                MapOutput<Text, Text> output = mock(MapOutput.class);
+                doAnswer(shuffle -> {
+                    InputStream in = shuffle.getArgument(1);
+                    merged.put(mapId, in.readNBytes(Math.toIntExact((long) shuffle.getArgument(2))));
+                    return null;
+                }).when(output).shuffle(any(), any(), anyLong(), anyLong(), any(), any());
+                return output;
+            });
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        return merger;
+    }
+
+    private Counters.Counter counter(String name) {
+        return counters.findCounter("test", name);
+    }
+
+    private long ioErrors() {
+        return reporter.getCounter("Shuffle Errors", "IO_ERROR").getValue();
+    }
+
+    private void assertNoFallback() {
+        for (TipcShuffleCounter counter : TipcShuffleCounter.values()) {
+            if (counter.name().startsWith("FALLBACK_")) {
+                assertEquals(0, reporter.get(counter), counter.name());
+            }
+        }
+    }
+}
