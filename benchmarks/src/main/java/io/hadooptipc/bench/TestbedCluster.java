@@ -17,6 +17,7 @@ import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.time.Duration;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -128,6 +129,33 @@ final class TestbedCluster implements ShuffleCluster {
             }
         }
         return total;
+    }
+
+    /**
+     * Has machine {@code machine}'s cluster script carry out {@code action} (a fault or its repair: see {@code act} in
+     * hadoop-cluster) and waits until it is done; fails with what the action printed if it failed.
+     */
+    void act(int machine, String action, Duration timeout) throws IOException {
+        java.nio.file.Path actions = probes.resolveSibling("actions");
+        Files.createDirectories(actions);
+        java.nio.file.Path request = actions.resolve(++probe + ".m" + machine + "." + action);
+        Files.createFile(request);
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        while (true) {
+            for (String outcome : new String[] {"done", "failed"}) {
+                java.nio.file.Path answer = request.resolveSibling(request.getFileName() + "." + outcome);
+                if (Files.exists(answer)) {
+                    if (outcome.equals("failed")) {
+                        throw new IOException("machine " + machine + " could not " + action + ": " + Files.readString(answer));
+                    }
+                    return;
+                }
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IOException("machine " + machine + " did not " + action + " within " + timeout.toSeconds() + " s");
+            }
+            sleep(200);
+        }
     }
 
     /**

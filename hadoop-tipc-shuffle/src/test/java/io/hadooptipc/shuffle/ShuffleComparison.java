@@ -32,7 +32,7 @@ public final class ShuffleComparison {
      * archive.
      */
     public static final String TASK_JVM_OPTS = "-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto";
-    static final Map<String, String> JOB_SETTINGS = Map.of(
+    public static final Map<String, String> JOB_SETTINGS = Map.of(
             MRJobConfig.MAP_JAVA_OPTS, TASK_JVM_OPTS,
             MRJobConfig.REDUCE_JAVA_OPTS, TASK_JVM_OPTS,
             MRJobConfig.MR_AM_COMMAND_OPTS, TASK_JVM_OPTS.replace("256m", "400m"),

@@ -28,6 +28,14 @@ public final class ShuffleJobRunner {
     /** Runs {@code job} over {@code input} with the given shuffle consumer; the output's part files and the job's counters. */
     public static ShuffleCluster.Result run(Configuration clusterConf, ShuffleJob job, Path input, Path output,
                                             Class<?> consumer, int reduces, Map<String, String> settings) throws Exception {
+        Job mr = submit(clusterConf, job, input, output, consumer, reduces, settings);
+        mr.waitForCompletion(false);
+        return collect(mr, output);
+    }
+
+    /** Submits {@code job} as {@link #run} runs it, and returns at once. */
+    public static Job submit(Configuration clusterConf, ShuffleJob job, Path input, Path output,
+                             Class<?> consumer, int reduces, Map<String, String> settings) throws Exception {
         Configuration conf = new Configuration(clusterConf);
         conf.setClass(MRConfig.SHUFFLE_CONSUMER_PLUGIN, consumer, Object.class);
         conf.setInt(MRJobConfig.MAP_MEMORY_MB, 384);
@@ -35,17 +43,25 @@ public final class ShuffleJobRunner {
         conf.setInt(MRJobConfig.MR_AM_VMEM_MB, 512);
         conf.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx256m");
         conf.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx256m");
+        // The client asks every 5 s by default whether the job is done (up to 5 s lost per job); each ask costs the AM.
+        conf.setInt(Job.COMPLETION_POLL_INTERVAL_KEY, 2000);
         settings.forEach(conf::set);
         Job mr = Job.getInstance(conf, job.label() + " via " + consumer.getSimpleName());
         job.configure(mr);
         mr.setNumReduceTasks(reduces);
         FileInputFormat.addInputPath(mr, input);
         FileOutputFormat.setOutputPath(mr, output);
-        if (!mr.waitForCompletion(false)) {
+        mr.submit();
+        return mr;
+    }
+
+    /** Once {@code mr} has ended: its output's part files and counters; fails if the job did not succeed. */
+    public static ShuffleCluster.Result collect(Job mr, Path output) throws Exception {
+        if (!mr.isSuccessful()) {
             throw new AssertionError("job " + mr.getJobID() + " failed: " + mr.getStatus().getFailureInfo());
         }
         Map<String, byte[]> parts = new TreeMap<>();
-        FileSystem fs = output.getFileSystem(conf);
+        FileSystem fs = output.getFileSystem(mr.getConfiguration());
         for (FileStatus s : fs.listStatus(output, p -> p.getName().startsWith("part-"))) {
             try (InputStream in = fs.open(s.getPath())) {
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream();
