@@ -42,6 +42,14 @@ public final class TipcShuffleConfig {
     public static final String TRANSPORT = "mapreduce.shuffle.tipc.transport";
     public static final Transport DEFAULT_TRANSPORT = Transport.AUTO;
 
+    /**
+     * Job, {@code auto} transport: follow TIPC's topology service, so that a host whose name is
+     * withdrawn goes over HTTP/TCP without a connect attempt and a host that fell back returns to
+     * TIPC once its name is published again; false: a host that fell back stays on HTTP/TCP.
+     */
+    public static final String TOPOLOGY_ENABLED = "mapreduce.shuffle.tipc.topology.enabled";
+    public static final boolean DEFAULT_TOPOLOGY_ENABLED = true;
+
     /** Request header: the server identity the fetcher meant to reach. */
     public static final String TARGET_HEADER = "X-TIPC-Shuffle-Target";
     /** Response header: the identity of the server that answered. */

@@ -21,12 +21,14 @@ class TipcShuffleConfigTest {
         assertEquals(TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS, shipped.getInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_MAX_QUEUED_REQUESTS, shipped.getInt(TipcShuffleConfig.MAX_QUEUED_REQUESTS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
+        assertEquals(TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED,
+                shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
         int documented = 0;
         for (var entry : shipped) {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(7, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(8, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

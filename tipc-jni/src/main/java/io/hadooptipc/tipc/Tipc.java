@@ -12,7 +12,7 @@ public final class Tipc {
     public static final int MAX_MESSAGE_SIZE = 66000;
 
     /** The kernel publishes {NODE_STATE, node address} while a link to that node is up. */
-    static final int NODE_STATE_SERVICE = 0;
+    public static final int NODE_STATE_SERVICE = 0;
 
     private Tipc() {
     }

@@ -4,6 +4,7 @@ package io.hadooptipc.shuffle.client;
 enum Fallback {
     TIPC_UNAVAILABLE(TipcShuffleCounter.FALLBACK_TIPC_UNAVAILABLE, "TIPC is not available on this node"),
     NOT_PUBLISHED(TipcShuffleCounter.FALLBACK_NOT_PUBLISHED, "the host does not publish the TIPC shuffle service"),
+    WITHDRAWN(TipcShuffleCounter.FALLBACK_WITHDRAWN, "the host's TIPC shuffle name was withdrawn"),
     CONNECT_FAILED(TipcShuffleCounter.FALLBACK_CONNECT_FAILED, "the TIPC connection failed before a response"),
     MISDIRECTED(TipcShuffleCounter.FALLBACK_MISDIRECTED, "the TIPC name led to another server"),
     MID_TRANSFER(TipcShuffleCounter.FALLBACK_MID_TRANSFER, "the TIPC connection failed mid-transfer"),

@@ -17,7 +17,7 @@ import java.util.Map;
 /**
  * One fetch's request over TIPC and the fallback policy around it. In {@code auto}
  * mode a TIPC failure never reaches the fetcher: it is counted, {@link TransportRoutes}
- * sends the host over HTTP/TCP for the rest of the task, and the fetch goes on over
+ * sends the host over HTTP/TCP until its name is published again, and the fetch goes on over
  * HTTP/TCP (before the response: all of it; after: the rest of the body). In
  * {@code tipc} mode, or once the fetcher has disconnected, the failure is the
  * fetcher's, under the stock retry rules. Every response that is not a
@@ -30,6 +30,7 @@ final class TipcAttempt implements Closeable {
     private final TransportRoutes routes;
     private final StreamTransport transport;
     private final TransferCounters counters;
+    private volatile TransportRoutes.Route route;
     private volatile ShuffleStream stream;
     private volatile boolean closed;
 
@@ -48,6 +49,7 @@ final class TipcAttempt implements Closeable {
      */
     StreamExchange send(Map<String, List<String>> requestFields, Timeouts timeouts) throws IOException {
         TransportRoutes.Route route = routes.route(url);
+        this.route = route;
         if (route.fallback() != null) {
             counters.fallback(route.fallback());
             return null;
@@ -78,7 +80,7 @@ final class TipcAttempt implements Closeable {
         if (closed || routes.mode() == Transport.TIPC) {
             throw cause;
         }
-        routes.fellBack(url, why, cause);
+        routes.fellBack(route, why, cause);
         counters.fallback(why);
     }
 

@@ -52,6 +52,8 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     private ShuffleSchedulerImpl<K, V> scheduler;
     private MergeManager<K, V> merger;
     private Throwable failure;
+    /** The fetchers' routes to map hosts; null when they are the stock HTTPS fetchers. */
+    private TransportRoutes routes;
     private String failedThread;
 
     @Override
@@ -87,6 +89,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
         for (Fetcher<K, V> f : fetchers) {
             f.shutDown();
         }
+        closeRoutes();
         scheduler.close();
 
         Progress copyPhase = context.getCopyPhase();
@@ -108,6 +111,17 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
 
     @Override
     public void close() {
+        closeRoutes();
+    }
+
+    private void closeRoutes() {
+        if (routes != null) {
+            try {
+                routes.close();
+            } catch (IOException e) {
+                LOG.debug("closing the TIPC topology connection", e);
+            }
+        }
     }
 
     @Override
@@ -145,7 +159,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             }
             return fetchers;
         }
-        TransportRoutes routes = TransportRoutes.detect(TipcShuffleConfig.Transport.of(jobConf));
+        routes = TransportRoutes.start(jobConf, new TransferCounters(reporter));
         StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf));
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,

@@ -5,7 +5,9 @@ package io.hadooptipc.shuffle.client;
  * TipcShuffleCounter.properties). Bytes are map-output bytes, as in the stock
  * REDUCE_SHUFFLE_BYTES, counted for the transport that delivered a map output's
  * last byte. Each FALLBACK_* counts fetch requests that went over HTTP/TCP for
- * that reason; ENCRYPTED_SHUFFLE_TASKS counts reduce tasks that left the whole
+ * that reason; ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a
+ * withdrawn name), ROUTES_BACK_TO_TIPC those switched back when their name was published
+ * again, TIPC_PEERS_LOST the nodes to which every TIPC link went down; ENCRYPTED_SHUFFLE_TASKS counts reduce tasks that left the whole
  * shuffle to the stock HTTPS fetchers.
  */
 public enum TipcShuffleCounter {
@@ -15,9 +17,13 @@ public enum TipcShuffleCounter {
     TCP_MAP_OUTPUTS,
     FALLBACK_TIPC_UNAVAILABLE,
     FALLBACK_NOT_PUBLISHED,
+    FALLBACK_WITHDRAWN,
     FALLBACK_CONNECT_FAILED,
     FALLBACK_MISDIRECTED,
     FALLBACK_MID_TRANSFER,
     TCP_BY_CONFIGURATION,
+    ROUTES_TO_TCP,
+    ROUTES_BACK_TO_TIPC,
+    TIPC_PEERS_LOST,
     ENCRYPTED_SHUFFLE_TASKS
 }

@@ -14,6 +14,18 @@ final class TransferCounters {
         reporter.incrCounter(why.counter, 1);
     }
 
+    void routeToTcp() {
+        reporter.incrCounter(TipcShuffleCounter.ROUTES_TO_TCP, 1);
+    }
+
+    void routeBackToTipc() {
+        reporter.incrCounter(TipcShuffleCounter.ROUTES_BACK_TO_TIPC, 1);
+    }
+
+    void peerLost() {
+        reporter.incrCounter(TipcShuffleCounter.TIPC_PEERS_LOST, 1);
+    }
+
     void mapOutput(boolean viaTipc, long bytes) {
         reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_MAP_OUTPUTS : TipcShuffleCounter.TCP_MAP_OUTPUTS, 1);
         reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_BYTES : TipcShuffleCounter.TCP_BYTES, bytes);

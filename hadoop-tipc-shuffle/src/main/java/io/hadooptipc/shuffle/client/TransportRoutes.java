@@ -1,12 +1,15 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcAvailability;
+import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URL;
@@ -15,30 +18,61 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Decides, per map host, whether a reduce task's fetchers try TIPC. A host whose TIPC
- * connection failed once is fetched from over HTTP/TCP for the rest of the task, and
- * the reason is logged once per host, so a half-working TIPC never costs more than
- * one fallback per host.
+ * Decides, per map host, whether a reduce task's fetchers try TIPC. A host goes over
+ * HTTP/TCP after a TIPC failure, and at once, without a connect attempt, when the
+ * topology service reports its shuffle name withdrawn; it comes back to TIPC when its
+ * name is published again (a NodeManager or link that recovered). Each switch is logged
+ * and counted. Without topology reports (switched off, or the service cannot be
+ * reached) a host that fell back stays on HTTP/TCP for the rest of the task.
  */
-final class TransportRoutes {
+final class TransportRoutes implements NameWatch.Listener, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportRoutes.class);
 
-    /** A TIPC name to try, or why not to. */
-    record Route(ShuffleServiceName name, Fallback fallback) {
+    /**
+     * A TIPC name to try, or why not to; {@code publications} is how often the name had
+     * been published when the route was given, so that a failure seen after the name
+     * came back does not send the host to HTTP/TCP again.
+     */
+    record Route(ShuffleServiceName name, Fallback fallback, long publications) {
+    }
+
+    /** A map host's route: TIPC unless {@code tcpBecause} says why not. */
+    private static final class Host {
+        long publications;
+        Fallback tcpBecause;
     }
 
     private final Transport mode;
     private final TipcAvailability availability;
-    private final Map<String, Fallback> tcpHosts = new ConcurrentHashMap<>();
+    private final TransferCounters counters;
+    private final Map<ShuffleServiceName, Host> hosts = new ConcurrentHashMap<>();
     private final AtomicBoolean unavailableLogged = new AtomicBoolean();
+    private volatile NameWatch watch;
 
-    TransportRoutes(Transport mode, TipcAvailability availability) {
+    TransportRoutes(Transport mode, TipcAvailability availability, TransferCounters counters) {
         this.mode = mode;
         this.availability = availability;
+        this.counters = counters;
     }
 
-    static TransportRoutes detect(Transport mode) {
-        return new TransportRoutes(mode, mode == Transport.TCP ? null : Tipc.availability());
+    /** Routes for a reduce task as configured, following the topology service where TIPC is used and it is on. */
+    static TransportRoutes start(Configuration conf, TransferCounters counters) {
+        Transport mode = Transport.of(conf);
+        TransportRoutes routes = new TransportRoutes(mode, mode == Transport.TCP ? null : Tipc.availability(), counters);
+        if (mode != Transport.TCP && routes.availability.isAvailable()
+                && conf.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED)) {
+            try {
+                routes.follow(TipcNameWatch.start(TipcShuffleConfig.serviceType(conf), routes));
+            } catch (IOException e) {
+                LOG.warn("TIPC topology service unreachable ({}): a host that falls back to HTTP/TCP stays there", e.toString());
+            }
+        }
+        return routes;
+    }
+
+    /** Takes reports from {@code names} from now on; closed with the routes. */
+    void follow(NameWatch names) {
+        this.watch = names;
     }
 
     Transport mode() {
@@ -47,7 +81,7 @@ final class TransportRoutes {
 
     Route route(URL url) throws IOException {
         if (mode == Transport.TCP) {
-            return new Route(null, Fallback.CONFIGURED);
+            return new Route(null, Fallback.CONFIGURED, 0);
         }
         if (!availability.isAvailable()) {
             if (mode == Transport.TIPC) {
@@ -56,25 +90,94 @@ final class TransportRoutes {
             if (unavailableLogged.compareAndSet(false, true)) {
                 LOG.warn("Shuffle goes over HTTP/TCP: {}", availability.reason());
             }
-            return new Route(null, Fallback.TIPC_UNAVAILABLE);
+            return new Route(null, Fallback.TIPC_UNAVAILABLE, 0);
         }
-        Fallback earlier = tcpHosts.get(hostPort(url));
-        if (earlier != null) {
-            return new Route(null, earlier);
-        }
-        return new Route(ShuffleServiceName.of(InetAddress.getByName(url.getHost()), url.getPort()), null);
-    }
-
-    /** Records that TIPC failed for the URL's host; the first time, says why in the log. */
-    void fellBack(URL url, Fallback why, Exception cause) {
-        String host = hostPort(url);
-        if (tcpHosts.putIfAbsent(host, why) == null) {
-            LOG.warn("Shuffle from {} goes over HTTP/TCP for the rest of this task: {} ({})", host, why.reason,
-                    cause == null ? "" : cause.getMessage());
+        ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName(url.getHost()), url.getPort());
+        Host host = host(name);
+        synchronized (host) {
+            return new Route(host.tcpBecause == null ? name : null, host.tcpBecause, host.publications);
         }
     }
 
-    private static String hostPort(URL url) {
-        return url.getHost() + ":" + url.getPort();
+    /** TIPC failed on {@code route}: its host goes over HTTP/TCP, unless its name was published since. */
+    void fellBack(Route route, Fallback why, Exception cause) {
+        Host host = hosts.get(route.name());
+        synchronized (host) {
+            if (host.publications == route.publications()) {
+                toTcp(route.name(), host, why, cause == null ? "" : cause.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public void published(ShuffleServiceName name) {
+        Host host = hosts.get(name);
+        if (host == null) {
+            return; // not a map host of this task
+        }
+        synchronized (host) {
+            host.publications++;
+            if (host.tcpBecause != null) {
+                host.tcpBecause = null;
+                counters.routeBackToTipc();
+                LOG.info("Shuffle from {} goes over TIPC again: its TIPC name is published", name);
+            }
+        }
+    }
+
+    @Override
+    public void withdrawn(ShuffleServiceName name) {
+        Host host = hosts.get(name);
+        if (host == null) {
+            return; // not a map host of this task
+        }
+        synchronized (host) {
+            toTcp(name, host, Fallback.WITHDRAWN, "reported by the TIPC topology service");
+        }
+    }
+
+    @Override
+    public void nodeLost(int node) {
+        counters.peerLost();
+        LOG.warn("TIPC lost every link to node <{}>", Integer.toHexString(node));
+    }
+
+    @Override
+    public void close() throws IOException {
+        NameWatch w = watch;
+        if (w != null) {
+            w.close();
+        }
+    }
+
+    private Host host(ShuffleServiceName name) {
+        Host host = hosts.get(name);
+        if (host == null) {
+            Host created = new Host();
+            host = hosts.putIfAbsent(name, created);
+            if (host == null) {
+                host = created;
+                NameWatch w = watch;
+                if (w != null) {
+                    try {
+                        w.watch(name);
+                    } catch (IOException e) {
+                        LOG.warn("Cannot follow {}'s TIPC name ({}): if it falls back to HTTP/TCP it stays there",
+                                name, e.toString());
+                    }
+                }
+            }
+        }
+        return host;
+    }
+
+    private void toTcp(ShuffleServiceName name, Host host, Fallback why, String detail) {
+        if (host.tcpBecause != null) {
+            return;
+        }
+        host.tcpBecause = why;
+        counters.routeToTcp();
+        LOG.warn("Shuffle from {} goes over HTTP/TCP {}: {} ({})", name,
+                watch == null ? "for the rest of this task" : "until its TIPC name is published again", why.reason, detail);
     }
 }

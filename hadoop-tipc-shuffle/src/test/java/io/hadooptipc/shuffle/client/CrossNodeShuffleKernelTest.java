@@ -148,7 +148,7 @@ class CrossNodeShuffleKernelTest {
     private static Void fetchAndVerify(int reduce, CountingReporter reporter, Interruption midway) throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, reduce, outputs.mapIds().toArray(String[]::new));
         URL url = new URL("http", SERVER_IP, port, uri);
-        TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability());
+        TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
         TipcShuffleConnection c = new TipcShuffleConnection(url, routes,
                 new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
         String hash = ShuffleWire.urlHash(uri, port, outputs.key);

@@ -231,7 +231,7 @@ class ServerConnectionKernelTest {
     }
 
     private static TipcShuffleConnection connection(String uri, CountingReporter reporter) throws IOException {
-        TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability());
+        TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
         TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", SERVER_IP, port, uri), routes,
                 new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, ShuffleWire.urlHash(uri, port, outputs.key));

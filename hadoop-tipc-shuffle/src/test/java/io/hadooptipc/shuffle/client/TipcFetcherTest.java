@@ -159,7 +159,7 @@ class TipcFetcherTest {
         OneHostFetcher(JobConf job, ShuffleSchedulerImpl<Text, Text> scheduler, MergeManager<Text, Text> merger,
                        CountingReporter reporter, ExceptionReporter exceptions, StreamTransport tipc) {
             super(job, REDUCE, scheduler, merger, reporter, mock(ShuffleClientMetrics.class), exceptions, KEY,
-                    new TransportRoutes(Transport.AUTO, TIPC_UP), tipc);
+                    new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter)), tipc);
         }
 
         void copyFrom(MapHost host) throws IOException {

@@ -20,8 +20,10 @@ import java.net.SocketTimeoutException;
 import java.net.URL;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -46,8 +48,8 @@ class TipcShuffleConnectionTest {
 
     private final byte[] body = body();
     private final CountingReporter reporter = new CountingReporter();
-    private final TransportRoutes auto = new TransportRoutes(Transport.AUTO, TIPC_UP);
-    private final TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP);
+    private final TransportRoutes auto = new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter));
+    private final TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
     private StubHttpServer tcp;
     private SocketPairTransport tipc;
     private URL url;
@@ -166,6 +168,45 @@ class TipcShuffleConnectionTest {
     }
 
     @Test
+    void aWithdrawnNameSendsTheHostToTcpWithoutAConnectAttempt() throws Exception {
+        WatchedNames watched = new WatchedNames();
+        auto.follow(watched);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(List.of(name()), watched.names, "the host's name is followed from its first fetch");
+
+        auto.withdrawn(name());
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertArrayEquals(body, readAll(c));
+        assertEquals(1, tipc.opened.size(), "no TIPC connect to a withdrawn name");
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_WITHDRAWN));
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+    }
+
+    @Test
+    void aHostThatFellBackReturnsToTipcWhenItsNameIsPublishedAgain() throws Exception {
+        auto.follow(new WatchedNames());
+        tipc = SocketPairTransport.refusing(new ConnectException("refused"));
+        for (int fetch = 1; fetch <= 3; fetch++) {
+            assertArrayEquals(body, readAll(connection(auto)));
+        }
+        assertEquals(1, tipc.opened.size(), "after the failure the host stays on HTTP/TCP");
+        assertEquals(3, reporter.get(TipcShuffleCounter.FALLBACK_CONNECT_FAILED), "requests sent over HTTP/TCP for it");
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        tipc.close();
+
+        auto.published(name()); // its NodeManager is back
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size());
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_BACK_TO_TIPC));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(9, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+    }
+
+    @Test
     void aBodyCutShortResumesOverTcpFromTheByteReached() throws Exception {
         byte[] whole = ok(self);
         int cut = whole.length - body.length / 2; // inside the second map output
@@ -265,6 +306,22 @@ class TipcShuffleConnectionTest {
     private static byte[] readAll(TipcShuffleConnection c) throws IOException {
         try (InputStream in = c.getInputStream()) {
             return in.readAllBytes();
+        }
+    }
+
+    /** A topology source driven by the test: it only records which names the routes follow. */
+    static final class WatchedNames implements NameWatch {
+        final List<ShuffleServiceName> names = new CopyOnWriteArrayList<>();
+        volatile boolean closed;
+
+        @Override
+        public void watch(ShuffleServiceName name) {
+            names.add(name);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
         }
     }
 

@@ -1,0 +1,88 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.tipc.Testbed;
+import io.hadooptipc.tipc.TipcScope;
+import io.hadooptipc.tipc.TipcServerSocketChannel;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * The topology reports a reduce task's routes follow, from the real topology service of the
+ * testbed (tipc-vm --nodes 3): a watcher on n1, a shuffle name bound and closed on n2.
+ */
+@Tag("tipc-kernel")
+class TipcNameWatchKernelTest {
+    private static final int TYPE = TipcShuffleConfig.DEFAULT_SERVICE_TYPE;
+
+    /** Records each report as a line. */
+    private static final class Reports implements NameWatch.Listener {
+        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+        @Override
+        public void published(ShuffleServiceName name) {
+            lines.add("published " + name);
+        }
+
+        @Override
+        public void withdrawn(ShuffleServiceName name) {
+            lines.add("withdrawn " + name);
+        }
+
+        @Override
+        public void nodeLost(int node) {
+            lines.add("lost " + Integer.toHexString(node));
+        }
+
+        String next() throws InterruptedException {
+            return lines.poll(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aNameBoundOnAnotherNodeIsReportedPublishedWithdrawnAndPublishedAgain() throws Exception {
+        ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.2"), 13562);
+        Reports reports = new Reports();
+        try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports))) {
+            watch.watch(name);
+            for (int round = 0; round < 2; round++) { // a NodeManager that stops and starts again
+                TipcServerSocketChannel server = Testbed.on("n2", () -> bind(name));
+                assertEquals("published " + name, reports.next());
+                server.close();
+                assertEquals("withdrawn " + name, reports.next());
+            }
+            assertNull(reports.lines.poll(1, TimeUnit.SECONDS), "nothing else: no node was lost");
+        }
+    }
+
+    @Test
+    void aNameAlreadyBoundIsReportedAtOnceAndOnlyTheWatchedOne() throws Exception {
+        ShuffleServiceName watched = ShuffleServiceName.of(InetAddress.getByName("10.99.0.3"), 13562);
+        ShuffleServiceName other = ShuffleServiceName.of(InetAddress.getByName("10.99.0.4"), 13562);
+        try (TipcServerSocketChannel server = Testbed.on("n2", () -> bind(watched));
+             TipcServerSocketChannel otherServer = Testbed.on("n3", () -> bind(other))) {
+            Reports reports = new Reports();
+            try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports))) {
+                watch.watch(watched);
+                watch.watch(watched);
+                assertEquals("published " + watched, reports.next());
+                assertNull(reports.lines.poll(1, TimeUnit.SECONDS), "one report for a name watched twice");
+            }
+        }
+    }
+
+    private static TipcServerSocketChannel bind(ShuffleServiceName name) throws Exception {
+        TipcServerSocketChannel server = TipcServerSocketChannel.open();
+        server.bind(name.tipcAddress(TYPE), TipcScope.CLUSTER);
+        return server;
+    }
+}
