@@ -21,8 +21,7 @@ trap 'kill "${server_pids[@]}" 2>/dev/null || true' EXIT
 #                                                          one, and machine 1's result counts
 enter_testbed() {
   [ -n "${TIPC_TESTBED_NODES:-}" ] && return
-  # Two vCPUs emulated in parallel, as two nodes' processes run in parallel on real machines.
-  TIPC_TESTBED_TCG=${TIPC_TESTBED_TCG:-multi} boot_testbed --nodes "$@"
+  boot_testbed --nodes "$@"
 }
 
 enter_testbed_machines() {

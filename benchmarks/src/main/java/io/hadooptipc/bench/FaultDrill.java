@@ -143,11 +143,17 @@ public final class FaultDrill {
                 }
             }
             case BEARER_DOWN, NODEMANAGER_RESTART -> {
-                if (fallbacks == 0 || c.get(TipcShuffleCounter.TCP_MAP_OUTPUTS) == 0) {
-                    problems.add("no fetch met the fault (no fallback counted): it struck too late to test anything");
+                if (c.get(TipcShuffleCounter.ROUTES_TO_TCP) == 0) {
+                    problems.add("no host switched to HTTP/TCP: the reducers never saw the fault");
+                }
+                if (fault == Fault.BEARER_DOWN && (fallbacks == 0 || c.get(TipcShuffleCounter.TCP_MAP_OUTPUTS) == 0)) {
+                    problems.add("no map output went over HTTP/TCP while the bearer was down");
                 }
                 if (c.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS) == 0) {
                     problems.add("no map output went over TIPC before the fault");
+                }
+                if (fault == Fault.NODEMANAGER_RESTART && c.get(TipcShuffleCounter.ROUTES_BACK_TO_TIPC) == 0) {
+                    problems.add("the restarted NodeManager's host never went back to TIPC");
                 }
             }
         }
@@ -192,17 +198,19 @@ public final class FaultDrill {
         s.append("Job: ").append(SPEC.name()).append(" (").append(SPEC.maps()).append(" maps on m2, two at a time; ")
                 .append(SPEC.reduces()).append(" reducers on m1, started with the job), our shuffle, compared byte for ")
                 .append("byte with the same job run once with the stock shuffle. Command: `bin/run --faults`.\n\n");
-        s.append("| fault | struck | job | output identical | TIPC / TCP map outputs | fallbacks by reason | verdict |\n");
-        s.append("|---|---|---|---|---|---|---|\n");
+        s.append("| fault | struck | job | output identical | TIPC / TCP map outputs | fallbacks by reason | hosts to TCP / back to TIPC | verdict |\n");
+        s.append("|---|---|---|---|---|---|---|---|\n");
         for (Outcome o : outcomes) {
             String fallbacks = o.counters().entrySet().stream()
                     .filter(e -> e.getKey().name().startsWith("FALLBACK_") && e.getValue() > 0)
                     .map(e -> e.getKey().name() + " " + e.getValue()).sorted().collect(Collectors.joining(", "));
-            s.append(String.format("| %s | %s | %.0f s | %s | %d / %d | %s | %s |%n", o.fault().description, o.struck(),
-                    o.jobMillis() / 1e3, o.identical() ? "yes" : "no",
+            s.append(String.format("| %s | %s | %.0f s | %s | %d / %d | %s | %d / %d | %s |%n", o.fault().description,
+                    o.struck(), o.jobMillis() / 1e3, o.identical() ? "yes" : "no",
                     o.counters().getOrDefault(TipcShuffleCounter.TIPC_MAP_OUTPUTS, 0L),
                     o.counters().getOrDefault(TipcShuffleCounter.TCP_MAP_OUTPUTS, 0L),
                     fallbacks.isEmpty() ? "none" : fallbacks,
+                    o.counters().getOrDefault(TipcShuffleCounter.ROUTES_TO_TCP, 0L),
+                    o.counters().getOrDefault(TipcShuffleCounter.ROUTES_BACK_TO_TIPC, 0L),
                     o.problems().isEmpty() ? "survived" : "FAILED: " + String.join("; ", o.problems())));
         }
         return s.toString();
