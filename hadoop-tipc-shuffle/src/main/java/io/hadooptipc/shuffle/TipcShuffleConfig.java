@@ -7,7 +7,9 @@ import java.util.Locale;
 
 /**
  * Configuration keys of the TIPC shuffle. Defaults are documented in
- * {@code tipc-shuffle-default.xml}, shipped in this jar. Stock shuffle keys
+ * {@code tipc-shuffle-default.xml}, shipped in this jar, and every read passes the
+ * default in code: that file is not added as a default resource, because one added
+ * after yarn-site.xml and mapred-site.xml would override the operator's values. Stock shuffle keys
  * ({@code mapreduce.shuffle.*}, {@code mapreduce.reduce.shuffle.*}) keep their stock
  * meaning for both transports.
  */
@@ -56,11 +58,6 @@ public final class TipcShuffleConfig {
     public static final String SERVER_HEADER = "X-TIPC-Shuffle-Server";
 
     private TipcShuffleConfig() {
-    }
-
-    /** Makes every Configuration show this jar's defaults, as mapred-default.xml does for stock keys. */
-    public static void addDefaultResource() {
-        Configuration.addDefaultResource(DEFAULT_RESOURCE);
     }
 
     /** Which transport fetchers use. */

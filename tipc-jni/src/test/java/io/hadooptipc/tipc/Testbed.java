@@ -110,6 +110,11 @@ public final class Testbed {
         return new ProcessBuilder(full).redirectErrorStream(true).start();
     }
 
+    /** Runs {@code command} (words split at spaces) in the guest's root namespace; fails if it fails. */
+    public static String sh(String command) throws Exception {
+        return output(new ProcessBuilder(command.split(" ")).redirectErrorStream(true).start(), Duration.ofSeconds(30));
+    }
+
     /** Waits for a process and returns its output; fails with the output if it exits non-zero. */
     public static String output(Process p, Duration timeout) throws Exception {
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -58,7 +58,6 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
 
     @Override
     public void init(Context<K, V> context) {
-        TipcShuffleConfig.addDefaultResource();
         this.context = context;
         this.jobConf = context.getJobConf();
         this.reduceId = context.getReduceId();

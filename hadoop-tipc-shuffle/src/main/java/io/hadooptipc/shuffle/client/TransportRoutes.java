@@ -116,7 +116,9 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
             return; // not a map host of this task
         }
         synchronized (host) {
-            host.publications++;
+            if (host.publications++ == 0) {
+                LOG.info("Shuffle from {}: its TIPC name is published", name);
+            }
             if (host.tcpBecause != null) {
                 host.tcpBecause = null;
                 counters.routeBackToTipc();

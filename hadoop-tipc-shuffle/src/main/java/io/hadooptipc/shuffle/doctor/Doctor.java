@@ -36,7 +36,6 @@ public final class Doctor {
 
     /** The configuration a NodeManager here runs with: yarn-site.xml wins over mapred-site.xml. */
     static Configuration nodeConfiguration() {
-        TipcShuffleConfig.addDefaultResource();
         Configuration conf = new Configuration();
         conf.addResource("mapred-site.xml");
         conf.addResource("yarn-site.xml");

@@ -38,12 +38,6 @@ public class TipcShuffleHandler extends ShuffleHandler {
     private Closeable tipc;
 
     @Override
-    protected void serviceInit(Configuration conf) throws Exception {
-        TipcShuffleConfig.addDefaultResource();
-        super.serviceInit(conf);
-    }
-
-    @Override
     protected void serviceStart() throws Exception {
         if (getAuxiliaryLocalPathHandler() == null) {
             LOG.info("no local path handler from the NodeManager (the aux service is on its own class path, whose "

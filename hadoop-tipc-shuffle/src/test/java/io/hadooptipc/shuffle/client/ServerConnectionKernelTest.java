@@ -26,16 +26,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
@@ -202,6 +209,153 @@ class ServerConnectionKernelTest {
                 c.close();
             }
         }
+    }
+
+    @Test
+    void survivesMalformedAndTruncatedRequestsWithStableDescriptorsAndThreads() throws Exception {
+        Map<String, Integer> outcomes = new TreeMap<>();
+        fuzz(FUZZ_CLIENTS * FUZZ_BATCH, 0, outcomes); // warm-up: the n2 client threads and the server's workers exist
+        long descriptors = await(ServerConnectionKernelTest::openDescriptors, -1);
+        int threads = ManagementFactory.getThreadMXBean().getThreadCount();
+
+        int sent = FUZZ_CLIENTS * FUZZ_BATCH;
+        for (int seed = 1; sent < FUZZ_REQUESTS; seed++, sent += FUZZ_CLIENTS * FUZZ_BATCH) {
+            fuzz(FUZZ_CLIENTS * FUZZ_BATCH, seed * FUZZ_CLIENTS, outcomes);
+        }
+        System.out.printf("fuzz: %d requests, outcomes %s%n", sent, outcomes);
+        for (String outcome : outcomes.keySet()) {
+            assertTrue(FUZZ_ANSWERS.contains(outcome), "outcome " + outcome + " of " + outcomes);
+        }
+        assertTrue(outcomes.getOrDefault("400", 0) > sent / 10, "most garbage is refused with 400: " + outcomes);
+        assertEquals(descriptors, await(ServerConnectionKernelTest::openDescriptors, descriptors),
+                "open descriptors after " + sent + " requests");
+        assertEquals(threads, ManagementFactory.getThreadMXBean().getThreadCount(), "threads");
+        try (Responses in = new Responses(connect())) {
+            in.channel.writeFully(ByteBuffer.wrap(request(2)));
+            assertFrame(in.next(), 2);
+        }
+    }
+
+    /** Requests of the fuzz run: system property tipc.fuzz.requests; 20,000 by default, about 3 minutes here. */
+    static final int FUZZ_REQUESTS = Integer.getInteger("tipc.fuzz.requests", 20_000);
+    static final int FUZZ_CLIENTS = 4;
+    static final int FUZZ_BATCH = 500;
+    /**
+     * What a fuzzed request may get: a status the stock handler uses (200 where the mutation left
+     * the request valid; 429 when both workers and the one queue place are busy), or, for a head cut
+     * short, nothing (the client closes first).
+     */
+    static final Set<String> FUZZ_ANSWERS = Set.of("200", "400", "401", "405", "421", "429", "431", "500", "cut short");
+
+    /** Sends {@code requests} fuzzed requests from {@link #FUZZ_CLIENTS} client threads in n2. */
+    private static void fuzz(int requests, int seed, Map<String, Integer> outcomes) throws Exception {
+        byte[] valid = request(1);
+        List<Future<Map<String, Integer>>> clients = new ArrayList<>();
+        for (int c = 0; c < FUZZ_CLIENTS; c++) {
+            Random random = new Random(seed + c);
+            clients.add(Testbed.start("n2", () -> {
+                Map<String, Integer> seen = new HashMap<>();
+                for (int i = 0; i < requests / FUZZ_CLIENTS; i++) {
+                    seen.merge(fuzzOnce(random, valid), 1, Integer::sum);
+                }
+                return seen;
+            }));
+        }
+        for (Future<Map<String, Integer>> c : clients) {
+            Testbed.get(c).forEach((k, v) -> outcomes.merge(k, v, Integer::sum));
+        }
+    }
+
+    /** One connection with one malformed, mutated or truncated request; the status line it got, or why none. */
+    private static String fuzzOnce(Random random, byte[] valid) throws IOException {
+        int head = valid.length - 4; // a complete head ends in CRLF CRLF: keep it so the server answers at once
+        byte[] bytes;
+        boolean cutShort = false;
+        switch (random.nextInt(5)) {
+            case 0 -> { // bytes that are no request at all
+                bytes = new byte[1 + random.nextInt(512)];
+                random.nextBytes(bytes);
+                bytes = concat(bytes, CRLF2);
+            }
+            case 1 -> { // a few bytes of a good request changed
+                bytes = valid.clone();
+                for (int k = 1 + random.nextInt(4); k > 0; k--) {
+                    bytes[random.nextInt(head)] = (byte) random.nextInt(256);
+                }
+            }
+            case 2 -> { // a good request cut short, then the connection closed
+                bytes = Arrays.copyOf(valid, 1 + random.nextInt(valid.length - 1));
+                cutShort = true;
+            }
+            case 3 -> { // a part of the head repeated or left out
+                int from = random.nextInt(head);
+                int to = from + random.nextInt(head - from);
+                bytes = random.nextBoolean()
+                        ? concat(Arrays.copyOf(valid, to), Arrays.copyOfRange(valid, from, valid.length))
+                        : concat(Arrays.copyOf(valid, from), Arrays.copyOfRange(valid, to, valid.length));
+            }
+            default -> { // an oversized head now and then, else a header line of random printable text
+                int length = random.nextInt(100) == 0 ? 70_000 : 1 + random.nextInt(200);
+                byte[] line = new byte[length];
+                for (int k = 0; k < length; k++) {
+                    line[k] = (byte) (' ' + random.nextInt(95));
+                }
+                bytes = concat(Arrays.copyOf(valid, head + 2), line, CRLF2);
+            }
+        }
+        try (TipcSocketChannel channel = TipcSocketChannel.open(service())) {
+            channel.writeFully(ByteBuffer.wrap(bytes));
+            return cutShort ? "cut short" : statusOf(channel);
+        } catch (IOException e) {
+            // an oversized head: the server answers 431 and closes before all of it is written
+            return bytes.length > TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES ? "431" : "failed: " + e;
+        }
+    }
+
+    private static final byte[] CRLF2 = "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+
+    /** The status code of the response's first line, or what came instead. */
+    private static String statusOf(TipcSocketChannel channel) throws IOException {
+        ByteBuffer line = ByteBuffer.allocate(64);
+        while (line.hasRemaining()) {
+            if (!channel.awaitReadable(30_000)) {
+                return "no answer in 30 s";
+            }
+            if (channel.read(line) < 0) {
+                break;
+            }
+            String text = new String(line.array(), 0, line.position(), StandardCharsets.ISO_8859_1);
+            if (text.contains("\r\n")) {
+                return text.startsWith("HTTP/1.1 ") ? text.substring(9, 12) : "not a status line: " + text;
+            }
+        }
+        return "closed without an answer";
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    /** Polls {@code value} for up to 10 s until it equals {@code expected} (-1: until it stops changing). */
+    private static long await(LongCallable value, long expected) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        long last = value.call();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            long now = value.call();
+            if (expected >= 0 ? now == expected : now == last) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
+    @FunctionalInterface
+    private interface LongCallable {
+        long call() throws Exception;
     }
 
     /** The number the next descriptor would get: the kernel hands out the lowest free one. */

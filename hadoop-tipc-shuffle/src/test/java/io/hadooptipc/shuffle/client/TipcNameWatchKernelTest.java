@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +78,35 @@ class TipcNameWatchKernelTest {
                 assertEquals("published " + watched, reports.next());
                 assertNull(reports.lines.poll(1, TimeUnit.SECONDS), "one report for a name watched twice");
             }
+        }
+    }
+
+    @Test
+    void aNodeWhoseLinksAllGoDownIsReportedLostAndItsNamesWithdrawn() throws Exception {
+        // Two namespaces of their own on one veth pair, so that the testbed's nodes keep their links.
+        Testbed.sh("ip netns add wa");
+        Testbed.sh("ip netns add wb");
+        try {
+            Testbed.sh("ip link add wa0 netns wa type veth peer name wb0 netns wb");
+            for (String n : new String[] {"wa", "wb"}) {
+                Testbed.sh("ip -n " + n + " link set " + n + "0 up");
+                Testbed.sh("ip netns exec " + n + " tipc node set identity " + n);
+                Testbed.sh("ip netns exec " + n + " tipc bearer enable media eth device " + n + "0");
+            }
+            ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.5"), 13562);
+            Reports reports = new Reports();
+            try (TipcNameWatch watch = Testbed.on("wa", () -> TipcNameWatch.start(TYPE, reports));
+                 TipcServerSocketChannel server = Testbed.on("wb", () -> bind(name))) {
+                watch.watch(name);
+                assertEquals("published " + name, reports.next(), "once the link is up");
+                int wb = Testbed.address("wb");
+                Testbed.sh("ip netns exec wb tipc bearer disable media eth device wb0");
+                assertEquals(Set.of("lost " + Integer.toHexString(wb), "withdrawn " + name),
+                        Set.of(reports.next(), reports.next()));
+            }
+        } finally {
+            Testbed.sh("ip netns del wa");
+            Testbed.sh("ip netns del wb");
         }
     }
 

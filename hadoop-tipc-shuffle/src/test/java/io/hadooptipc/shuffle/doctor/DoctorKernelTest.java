@@ -17,9 +17,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -83,14 +81,14 @@ class DoctorKernelTest {
 
     @Test
     void notReadyWithABearerThatReachesNoPeer() throws Exception {
-        sh("ip netns add lone");
+        Testbed.sh("ip netns add lone");
         try {
-            sh("ip link add lone0 type veth peer name lone1");
-            sh("ip link set lone0 netns lone");
-            sh("ip -n lone link set lo up");
-            sh("ip -n lone link set lone0 up");
-            sh("ip netns exec lone tipc node set identity lone");
-            sh("ip netns exec lone tipc bearer enable media eth device lone0");
+            Testbed.sh("ip link add lone0 type veth peer name lone1");
+            Testbed.sh("ip link set lone0 netns lone");
+            Testbed.sh("ip -n lone link set lo up");
+            Testbed.sh("ip -n lone link set lone0 up");
+            Testbed.sh("ip netns exec lone tipc node set identity lone");
+            Testbed.sh("ip netns exec lone tipc bearer enable media eth device lone0");
             awaitOwnAddress("lone", Duration.ofSeconds(10));
 
             DoctorReport report = Testbed.on("lone", () -> NodeDoctor.forThisNode(new Configuration()).examine());
@@ -102,7 +100,7 @@ class DoctorKernelTest {
             assertEquals("no TIPC link up to another node", checks.get("links").finding());
             assertFalse(report.ready());
         } finally {
-            sh("ip netns del lone");
+            Testbed.sh("ip netns del lone");
         }
     }
 
@@ -135,12 +133,5 @@ class DoctorKernelTest {
         report.checks().forEach(c -> checks.put(c.name(), c));
         assertEquals(9, checks.size(), report.text());
         return checks;
-    }
-
-    private static void sh(String command) throws Exception {
-        Process p = new ProcessBuilder(List.of(command.split(" "))).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), command);
-        assertEquals(0, p.exitValue(), command + ": " + out);
     }
 }

@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.server;
 
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
@@ -50,6 +51,17 @@ class TipcShuffleHandlerLifecycleTest {
                 handler.stop();
             }
         }
+    }
+
+    @Test
+    void startingTheHandlerLeavesTheOperatorsSiteFilesInCharge() throws Exception {
+        TipcShuffleHandler handler = new TipcShuffleHandler();
+        handler.init(conf());
+        handler.start();
+        handler.stop();
+        // Our defaults as a default resource would come after yarn-site.xml and override what it sets.
+        assertNull(new Configuration().get(TipcShuffleConfig.SERVER_ENABLED),
+                "a key of ours defined by a default resource");
     }
 
     @Test
