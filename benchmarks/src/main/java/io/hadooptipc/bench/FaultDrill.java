@@ -26,16 +26,16 @@ import java.util.stream.Collectors;
  * Faults at job level on the testbed cluster (testbed-cluster/hadoop-cluster, from its machine 1; maps run on
  * machine 2, reducers here): a job with our shuffle meets a fault on machine 2 while its reducers are fetching,
  * and must succeed with output byte-identical to the same job with the stock shuffle, its fallbacks counted by
- * reason. Maps run two at a time and reducers start with the job, so when the first two map outputs are done
- * the reducers are in their shuffle with the others still to come.
+ * reason. Maps run two at a time and reducers start with the job; the fault strikes once the reducers have
+ * fetched two map outputs over TIPC, with the others still to come.
  * <p>Arguments: {@code OUT}. Writes {@code OUT/summary.md}; exits 1 if any fault was not survived as it must be.
  */
 public final class FaultDrill {
     private static final int MAP_MACHINE = 2;
     private static final ShuffleComparison.Spec SPEC =
             new ShuffleComparison.Spec(ShuffleJob.SHUFFLE_HEAVY, 4, 2, 400);
-    /** Map outputs done before a mid-shuffle fault strikes. */
-    private static final int MAPS_BEFORE_FAULT = 2;
+    /** Map outputs fetched over TIPC before a mid-shuffle fault strikes. */
+    private static final int OUTPUTS_BEFORE_FAULT = 2;
     private static final Duration ACTION_TIMEOUT = Duration.ofMinutes(5);
 
     /** A fault on the map machine: what is done before the job or mid-shuffle, and what repairs it afterwards. */
@@ -168,18 +168,19 @@ public final class FaultDrill {
                 consumer, SPEC.reduces(), settings);
     }
 
-    /** Waits until the reducers run and {@link #MAPS_BEFORE_FAULT} map outputs are done; says how far the job was. */
+    /**
+     * Waits until the reducers have fetched {@link #OUTPUTS_BEFORE_FAULT} map outputs over TIPC (so they follow the map
+     * host's TIPC name) while later maps are still to come; says how far the job was.
+     */
     private static String awaitShuffle(Job job) throws Exception {
         while (true) {
             long mapsDone = Arrays.stream(job.getTaskReports(TaskType.MAP))
                     .filter(r -> r.getCurrentStatus() == TIPStatus.COMPLETE).count();
-            long reducersRunning = Arrays.stream(job.getTaskReports(TaskType.REDUCE))
-                    .filter(r -> r.getCurrentStatus() == TIPStatus.RUNNING).count();
-            if ((mapsDone >= MAPS_BEFORE_FAULT && reducersRunning == SPEC.reduces()) || job.isComplete()) {
-                return mapsDone + " of " + SPEC.maps() + " maps done, " + reducersRunning + " of " + SPEC.reduces()
-                        + " reducers running";
+            long fetched = job.getCounters().findCounter(TipcShuffleCounter.TIPC_MAP_OUTPUTS).getValue();
+            if (fetched >= OUTPUTS_BEFORE_FAULT || job.isComplete()) {
+                return mapsDone + " of " + SPEC.maps() + " maps done, " + fetched + " map outputs fetched over TIPC";
             }
-            Thread.sleep(500);
+            Thread.sleep(1000);
         }
     }
 
