@@ -163,7 +163,10 @@ public final class FaultDrill {
     private static Job submit(TestbedCluster cluster, Path input, String name, Class<?> consumer) throws Exception {
         Map<String, String> settings = new HashMap<>(ShuffleComparison.JOB_SETTINGS);
         settings.put(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, "0");
-        settings.put(MRJobConfig.JOB_RUNNING_MAP_LIMIT, "2");
+        // Two maps at a time, by their size: m2's NodeManager offers 3072 MB. Not by
+        // mapreduce.job.running.map.limit, whose limited ask loses the maps' node label (Hadoop's
+        // RMContainerRequestor builds it without one), so maps landed on m1.
+        settings.put(MRJobConfig.MAP_MEMORY_MB, "1400");
         return ShuffleJobRunner.submit(cluster.config(), SPEC.job(), input, cluster.outputPath(SPEC.name() + "-" + name),
                 consumer, SPEC.reduces(), settings);
     }
