@@ -229,7 +229,9 @@ class ServerConnectionKernelTest {
         assertTrue(outcomes.getOrDefault("400", 0) > sent / 10, "most garbage is refused with 400: " + outcomes);
         assertEquals(descriptors, await(ServerConnectionKernelTest::openDescriptors, descriptors),
                 "open descriptors after " + sent + " requests");
-        assertEquals(threads, ManagementFactory.getThreadMXBean().getThreadCount(), "threads");
+        // no more than after the warm-up: idle pool and JIT compiler threads may have ended meanwhile
+        int threadsAfter = ManagementFactory.getThreadMXBean().getThreadCount();
+        assertTrue(threadsAfter <= threads, "threads: " + threadsAfter + ", after the warm-up " + threads);
         try (Responses in = new Responses(connect())) {
             in.channel.writeFully(ByteBuffer.wrap(request(2)));
             assertFrame(in.next(), 2);
