@@ -46,7 +46,7 @@ final class CloseRace implements AutoCloseable {
         for (TipcSocketChannel warmUp : UnixSockets.pair()) {
             warmUp.close(); // loads what the bystander uses (JNA opens its jar) before counting
         }
-        descriptorsBefore = UnixSockets.openDescriptors();
+        descriptorsBefore = Testbed.openDescriptors();
         threads = Executors.newCachedThreadPool(task -> {
             Thread t = new Thread(task, "close-race");
             t.setDaemon(true);
@@ -132,10 +132,10 @@ final class CloseRace implements AutoCloseable {
                 f -> f.lines().findFirst().orElse(""), TreeMap::new, Collectors.counting()));
         assertEquals(List.of(), seen.subList(0, Math.min(seen.size(), 3)),
                 seen.size() + " failures, by kind " + kinds + "; the first ones");
-        long descriptors = UnixSockets.openDescriptors();
+        long descriptors = Testbed.openDescriptors();
         for (int i = 0; i < 50 && descriptors != descriptorsBefore; i++) {
             Thread.sleep(100); // a descriptor the JVM itself opened (class loading, surefire) may come and go
-            descriptors = UnixSockets.openDescriptors();
+            descriptors = Testbed.openDescriptors();
         }
         assertEquals(descriptorsBefore, descriptors, "open descriptors before and after the race");
     }

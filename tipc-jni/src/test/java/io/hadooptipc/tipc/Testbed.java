@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,6 +109,13 @@ public final class Testbed {
         List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", name));
         full.addAll(List.of(command));
         return new ProcessBuilder(full).redirectErrorStream(true).start();
+    }
+
+    /** The descriptors this process has open now. */
+    public static long openDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
     }
 
     /** Runs {@code command} (words split at spaces) in the guest's root namespace; fails if it fails. */

@@ -32,7 +32,6 @@ import java.net.SocketTimeoutException;
 import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -215,7 +214,7 @@ class ServerConnectionKernelTest {
     void survivesMalformedAndTruncatedRequestsWithStableDescriptorsAndThreads() throws Exception {
         Map<String, Integer> outcomes = new TreeMap<>();
         fuzz(FUZZ_CLIENTS * FUZZ_BATCH, 0, outcomes); // warm-up: the n2 client threads and the server's workers exist
-        long descriptors = await(ServerConnectionKernelTest::openDescriptors, -1);
+        long descriptors = await(Testbed::openDescriptors, -1);
         int threads = ManagementFactory.getThreadMXBean().getThreadCount();
 
         int sent = FUZZ_CLIENTS * FUZZ_BATCH;
@@ -227,7 +226,7 @@ class ServerConnectionKernelTest {
             assertTrue(FUZZ_ANSWERS.contains(outcome), "outcome " + outcome + " of " + outcomes);
         }
         assertTrue(outcomes.getOrDefault("400", 0) > sent / 10, "most garbage is refused with 400: " + outcomes);
-        assertEquals(descriptors, await(ServerConnectionKernelTest::openDescriptors, descriptors),
+        assertEquals(descriptors, await(Testbed::openDescriptors, descriptors),
                 "open descriptors after " + sent + " requests");
         // no more than after the warm-up: idle pool and JIT compiler threads may have ended meanwhile
         int threadsAfter = ManagementFactory.getThreadMXBean().getThreadCount();
@@ -332,12 +331,6 @@ class ServerConnectionKernelTest {
             }
         }
         return "closed without an answer";
-    }
-
-    private static long openDescriptors() throws IOException {
-        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
     }
 
     /** Polls {@code value} for up to 10 s until it equals {@code expected} (-1: until it stops changing). */
