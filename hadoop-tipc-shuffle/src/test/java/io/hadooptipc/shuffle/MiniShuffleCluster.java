@@ -3,7 +3,9 @@ package io.hadooptipc.shuffle;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.api.AuxiliaryService;
@@ -45,8 +47,10 @@ public final class MiniShuffleCluster implements ShuffleCluster {
         conf.setInt(YarnConfiguration.NM_PMEM_MB, 4096);
         conf.setInt(YarnConfiguration.NM_VCORES, 4);
         conf.setBoolean("yarn.minicluster.fixed.ports", false);
-        // Hadoop 3.4's MR AM (Guice 4 cglib) reflects into java.lang, closed by default on Java 17.
-        conf.set("yarn.app.mapreduce.am.admin-command-opts", "--add-opens java.base/java.lang=ALL-UNNAMED");
+        // Hadoop 3.4's MR AM (Guice 4 cglib) reflects into java.lang, closed by default on Java 17: added to
+        // the admin options of a mapred-site.xml on the class path (testbed-cluster/cds-archive sets some).
+        conf.set(MRJobConfig.MR_AM_ADMIN_COMMAND_OPTS, new JobConf(conf).get(MRJobConfig.MR_AM_ADMIN_COMMAND_OPTS, "")
+                + " --add-opens java.base/java.lang=ALL-UNNAMED");
         cluster.init(conf);
         cluster.start();
         return new MiniShuffleCluster(cluster, handler, nodeManagers);
