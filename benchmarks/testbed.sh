@@ -31,6 +31,7 @@ enter_testbed_machines() {
 
 boot_testbed() {
   [ -n "${HADOOPTIPC_BENCH_BUILT:-}" ] || (cd "$root" && mvn -B -q package -DskipTests)  # run-all built already
+  "$root/src/test/testbed/tipc-vm" --prepare  # QEMU installed before its version is recorded
   record_host testbed
   exec "$root/src/test/testbed/tipc-vm" "$@"
 }
