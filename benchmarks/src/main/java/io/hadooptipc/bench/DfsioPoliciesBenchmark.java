@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +30,9 @@ import io.hadooptipc.hdfs.read.ReadOrderSettings;
  * ALL_SSD files, and of ONE_SSD files read in our SSD-first order, on one MiniDFSCluster
  * whose volumes are the directories given (benchmarks/dfsio-policies mounts throttled loop
  * devices there). All rows run in each round, interleaved, each a write then a read, with
- * the page cache dropped before both.
+ * the page cache dropped before both; round r starts at row r (mod the row count), so that no row
+ * is always the first on a fresh cluster or always the one after another's page cache and
+ * write-back.
  *
  * <p>The read order is switched by restarting the NameNode with {@code read-order.enabled}
  * flipped: same DataNodes, only the NameNode's sort differs.
@@ -112,7 +115,7 @@ public final class DfsioPoliciesBenchmark {
         try {
             List<Result> results = new ArrayList<>();
             for (int round = 0; round < rounds; round++) {
-                for (Row row : ROWS) {
+                for (Row row : rowOrder(round)) {
                     useSsdFirstOrder(row.ssdFirst);
                     Map<String, long[]> beforeWrite = deviceBytes();
                     double writeMbps = dfsio(row.policy, "-write", "-storagePolicy", row.policy)[0];
@@ -131,6 +134,13 @@ public final class DfsioPoliciesBenchmark {
         } finally {
             cluster.shutdown();
         }
+    }
+
+    /** The rows in round {@code round}'s order: {@link #ROWS} rotated left by the round number. */
+    static List<Row> rowOrder(int round) {
+        List<Row> order = new ArrayList<>(ROWS);
+        Collections.rotate(order, -round);
+        return order;
     }
 
     private void startCluster() throws IOException {
@@ -265,7 +275,7 @@ public final class DfsioPoliciesBenchmark {
         StringBuilder md = new StringBuilder(setup).append("\n\n");
         long rounds = results.stream().mapToInt(Result::round).distinct().count();
         md.append(String.format(Locale.ROOT, "TestDFSIO, MB/s: medians of %d interleaved rounds (in each round every"
-                + " row writes its files, then reads them; page cache written back and dropped before each phase)."
+                + " row writes its files, then reads them, round r starting at row r; page cache written back and dropped before each phase)."
                 + " Device MB: what each phase moved to or from the DISK and SSD loop devices"
                 + " (/sys/block/*/stat), replicas included.%n%n", rounds));
         md.append("| row | write MB/s | read MB/s | read avg IO rate MB/s | written to DISK MB | written to SSD MB"

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class DfsioPoliciesBenchmarkTest {
@@ -38,5 +39,15 @@ class DfsioPoliciesBenchmarkTest {
                 + "    25825        0        0        0        0      291      118\n";
 
         assertArrayEquals(new long[] {2791806L * 512, 2457152L * 512}, DfsioPoliciesBenchmark.bytesReadAndWritten(stat));
+    }
+
+    @Test
+    void eachRowStartsOneRoundAndTheOthersFollowInTheirOrder() {
+        List<String> firsts = IntStream.range(0, 4).mapToObj(round -> DfsioPoliciesBenchmark.rowOrder(round).get(0).name())
+                .toList();
+        assertEquals(List.of("HOT", "ONE_SSD", "ALL_SSD", "ONE_SSD SSD-first"), firsts);
+        assertEquals(List.of("ALL_SSD", "ONE_SSD SSD-first", "HOT", "ONE_SSD"),
+                DfsioPoliciesBenchmark.rowOrder(2).stream().map(DfsioPoliciesBenchmark.Row::name).toList());
+        assertEquals(DfsioPoliciesBenchmark.rowOrder(1), DfsioPoliciesBenchmark.rowOrder(5));
     }
 }
