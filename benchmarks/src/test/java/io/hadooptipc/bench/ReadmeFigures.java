@@ -23,7 +23,7 @@ final class ReadmeFigures {
     private ReadmeFigures() {}
 
     /** A paragraph, list item, table or heading; a heading's links are those of its whole section. */
-    record Block(Path readme, int line, String text, String linkScope) {
+    record Block(int line, String text, String linkScope) {
         Set<String> linkedResults() {
             Set<String> names = new LinkedHashSet<>();
             Matcher m = RESULTS_LINK.matcher(linkScope);
@@ -55,6 +55,8 @@ final class ReadmeFigures {
             "(?:Linux|QEMU|JNA|Hadoop|Maven|TIPC|Java|JDK|Tajo|kernel)\\s(?:≥\\s)?(?:\\d+\\.\\d+[^;:]{0,30}\\b(?:and|or)\\s)?$");
     /** A confidence level ("a 95% bootstrap interval") is a parameter of the method, not a result. */
     private static final Pattern NOT_A_RESULT_AFTER = Pattern.compile("^\\s?% (?:bootstrap|confidence)");
+    /** A number in a results file; a dotted version such as 6.18.44 is none. */
+    private static final Pattern RESULT_NUMBER = Pattern.compile("(?<![\\d.,])(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?(?!\\.?\\d)");
     private static final Pattern INLINE_CODE = Pattern.compile("`[^`]*`");
     private static final Pattern LINK_TARGET = Pattern.compile("\\]\\([^)]*\\)");
 
@@ -71,7 +73,7 @@ final class ReadmeFigures {
     }
 
     /** The README's blocks, without fenced or indented code (commands, example output). */
-    static List<Block> blocks(Path readme, List<String> lines) {
+    static List<Block> blocks(List<String> lines) {
         List<Block> blocks = new ArrayList<>();
         StringBuilder text = new StringBuilder();
         int start = -1;
@@ -91,7 +93,7 @@ final class ReadmeFigures {
             boolean startsBlock = blank || heading || LIST_ITEM.matcher(line).find() || tableRow != table;
             if (startsBlock && start >= 0) {
                 if (!code) {
-                    blocks.add(block(readme, lines, start, text.toString()));
+                    blocks.add(block(lines, start, text.toString()));
                 }
                 text.setLength(0);
                 start = -1;
@@ -106,7 +108,7 @@ final class ReadmeFigures {
             }
             text.append(line).append('\n');
             if (heading) {
-                blocks.add(block(readme, lines, start, text.toString()));
+                blocks.add(block(lines, start, text.toString()));
                 text.setLength(0);
                 start = -1;
             }
@@ -114,10 +116,10 @@ final class ReadmeFigures {
         return blocks;
     }
 
-    private static Block block(Path readme, List<String> lines, int start, String text) {
+    private static Block block(List<String> lines, int start, String text) {
         Matcher heading = HEADING.matcher(text);
         if (!heading.find()) {
-            return new Block(readme, start + 1, text, text);
+            return new Block(start + 1, text, text);
         }
         int level = heading.group(1).length();
         StringBuilder section = new StringBuilder(text);
@@ -128,7 +130,7 @@ final class ReadmeFigures {
             }
             section.append(lines.get(i)).append('\n');
         }
-        return new Block(readme, start + 1, text, section.toString());
+        return new Block(start + 1, text, section.toString());
     }
 
     /** The figures in a block's prose: decimals, ratios, shares, and the other end of their ranges. */
@@ -170,7 +172,7 @@ final class ReadmeFigures {
         List<BigDecimal> numbers = new ArrayList<>();
         try (Stream<Path> files = Files.list(resultsDir)) {
             for (Path file : files.filter(f -> f.toString().matches(".*\\.(md|log|txt)")).toList()) {
-                Matcher m = Pattern.compile("\\d{1,3}(?:,\\d{3})+(?!\\d)|\\d+(?:\\.\\d+)?").matcher(Files.readString(file));
+                Matcher m = RESULT_NUMBER.matcher(Files.readString(file));
                 while (m.find()) {
                     numbers.add(new BigDecimal(m.group().replace(",", "")));
                 }

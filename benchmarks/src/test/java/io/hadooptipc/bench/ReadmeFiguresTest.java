@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Issue 13: no figure in a README that is not in the committed results it links. */
 class ReadmeFiguresTest {
@@ -33,7 +34,7 @@ class ReadmeFiguresTest {
         for (Path readme : ReadmeFigures.readmes(ROOT)) {
             String name = ROOT.relativize(readme).toString();
             String heading = "";
-            for (Block block : ReadmeFigures.blocks(readme, Files.readAllLines(readme))) {
+            for (Block block : ReadmeFigures.blocks(Files.readAllLines(readme))) {
                 if (block.text().startsWith("#")) {
                     heading = block.text().strip();
                 }
@@ -83,8 +84,17 @@ class ReadmeFiguresTest {
     }
 
     @Test
+    void resultsAreTheNumbersOfTheRunsTextFilesButNotItsCsvOrVersions(@TempDir Path run) throws IOException {
+        Files.writeString(run.resolve("summary.md"), "kernel 6.18.44, 292,613 bytes, ratio 0.62.\n");
+        Files.writeString(run.resolve("bin-run.log"), "elapsed 916.17 s\n");
+        Files.writeString(run.resolve("results.csv"), "ratio\n0.73\n");
+        assertEquals(List.of("0.62", "292613", "916.17"),
+                ReadmeFigures.numbersIn(run).stream().map(BigDecimal::toPlainString).sorted().toList());
+    }
+
+    @Test
     void blocksAreParagraphsItemsAndTablesWithoutCodeAndAHeadingLinksItsSection() {
-        List<Block> blocks = ReadmeFigures.blocks(Path.of("README.md"), List.of(
+        List<Block> blocks = ReadmeFigures.blocks(List.of(
                 "## a 1.5× gain", "", "text 2.5", "more", "- item 3.5", "  still item", "| 4.5 |", "", "    code 5.5",
                 "```", "6.5", "```", "[s](results/x/summary.md)", "## next"));
         assertEquals(List.of("## a 1.5× gain\n", "text 2.5\nmore\n", "- item 3.5\n  still item\n", "| 4.5 |\n",
