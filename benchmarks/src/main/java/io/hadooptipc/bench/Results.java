@@ -3,6 +3,8 @@ package io.hadooptipc.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
 import java.util.stream.DoubleStream;
 import java.util.stream.Stream;
 
@@ -21,6 +23,36 @@ public final class Results {
             return Double.NaN;
         }
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** A confidence interval; NaN ends when there were too few values to tell. */
+    public record Interval(double low, double high) {
+        public String format(String number) {
+            return Double.isNaN(low) ? "n/a" : String.format(number + " to " + number, low, high);
+        }
+    }
+
+    /**
+     * The 95% percentile-bootstrap interval of the median of {@code values}: 10,000 resamples with
+     * replacement from a fixed seed, so the same values always give the same interval. Fewer than
+     * two values give no interval.
+     */
+    public static Interval medianInterval95(double[] values) {
+        if (values.length < 2) {
+            return new Interval(Double.NaN, Double.NaN);
+        }
+        int resamples = 10_000;
+        Random random = new Random(1);
+        double[] medians = new double[resamples];
+        double[] sample = new double[values.length];
+        for (int b = 0; b < resamples; b++) {
+            for (int i = 0; i < sample.length; i++) {
+                sample[i] = values[random.nextInt(values.length)];
+            }
+            medians[b] = median(Arrays.stream(sample));
+        }
+        Arrays.sort(medians);
+        return new Interval(medians[resamples / 40], medians[resamples - resamples / 40 - 1]);
     }
 
     /**

@@ -34,9 +34,12 @@ import java.util.stream.Collectors;
  * in this JVM) or {@code testbed} (the real cluster of testbed-cluster/hadoop-cluster, from its
  * machine 1: environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN},
  * {@code HADOOP_CLUSTER_NIC}). Each SPEC is {@code job:maps:reduces:records} with job
- * {@code wordcount} or {@code shuffle-heavy}.
+ * {@code wordcount} or {@code shuffle-heavy}; a SPEC written {@code warm-up=job:maps:reduces:records} is run once
+ * with the stock shuffle before the rounds and left out of the results.
  */
 public final class ShuffleBenchmark {
+    private static final String WARM_UP = "warm-up=";
+
     /** One metric of a job, stock against ours: medians over rounds and the median of the per-round ratios ours/stock. */
     record Compared(double stock, double ours, double ratio) {
         double of(Side side) {
@@ -60,12 +63,20 @@ public final class ShuffleBenchmark {
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args[1]);
         int rounds = Integer.parseInt(args[2]);
-        List<Spec> specs = Arrays.stream(args, 3, args.length).map(ShuffleBenchmark::spec).toList();
+        List<String> specArgs = Arrays.asList(args).subList(3, args.length);
+        List<Spec> specs = specArgs.stream().filter(a -> !a.startsWith(WARM_UP)).map(ShuffleBenchmark::spec).toList();
+        Optional<Spec> warmUp = specArgs.stream().filter(a -> a.startsWith(WARM_UP))
+                .map(a -> spec(a.substring(WARM_UP.length()))).findFirst();
         boolean tipc = Tipc.availability().isAvailable();
         System.out.println("TIPC on this node: " + Tipc.availability());
         Path work = Files.createTempDirectory("shuffle-bench");
         List<Measured> runs = new ArrayList<>();
         try (ShuffleCluster cluster = cluster(args[0])) {
+            if (warmUp.isPresent()) {
+                Measured m = ShuffleComparison.warmUp(cluster, work, warmUp.get());
+                System.out.printf("warm-up %-20s stock job %6.1f s, output %s (left out of the results)%n",
+                        m.spec().name(), m.jobMillis() / 1e3, m.correct() ? "correct" : "WRONG");
+            }
             ShuffleComparison.run(cluster, work, specs, rounds, m -> {
                 System.out.printf("round %d %-20s %-5s job %6.1f s, shuffle %6d ms (median reducer), %s, output %s%n",
                         m.round(), m.spec().name(), m.side().label, m.jobMillis() / 1e3,
@@ -74,7 +85,9 @@ public final class ShuffleBenchmark {
                 // Written after every stock/ours pair: a run cut short (the VM's time limit) keeps what it measured.
                 if (partner(runs, m).isPresent()) {
                     try {
-                        report(out, cluster.description(), specs, runs, rounds, tipc);
+                        report(out, cluster.description() + warmUp.map(w -> " A warm-up job (" + w.name()
+                                + ", stock shuffle) ran first on the fresh cluster and is left out.").orElse(""),
+                                specs, runs, rounds, tipc);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
@@ -177,6 +190,20 @@ public final class ShuffleBenchmark {
 
     /** Medians of a metric per side over rounds, and the median of the per-round ratios ours/stock (NaN if stock was 0). */
     static Compared compare(List<Measured> runs, Spec spec, Metric metric) {
+        List<double[]> rounds = pairs(runs, spec, metric);
+        return new Compared(Results.median(rounds.stream().mapToDouble(r -> r[0])),
+                Results.median(rounds.stream().mapToDouble(r -> r[1])),
+                Results.median(rounds.stream().mapToDouble(r -> r[0] == 0 ? Double.NaN : r[1] / r[0])));
+    }
+
+    /** The 95% bootstrap interval of the median per-round ratio ours/stock; rounds where stock was 0 are left out. */
+    static Results.Interval ratioInterval(List<Measured> runs, Spec spec, Metric metric) {
+        return Results.medianInterval95(pairs(runs, spec, metric).stream().filter(r -> r[0] != 0)
+                .mapToDouble(r -> r[1] / r[0]).toArray());
+    }
+
+    /** {stock, ours} of a metric for every round in which both sides of {@code spec} ran. */
+    private static List<double[]> pairs(List<Measured> runs, Spec spec, Metric metric) {
         List<double[]> rounds = new ArrayList<>();
         for (Measured stock : runs) {
             if (stock.spec().equals(spec) && stock.side() == Side.STOCK) {
@@ -184,9 +211,7 @@ public final class ShuffleBenchmark {
                         metric.value().applyAsDouble(stock), metric.value().applyAsDouble(ours)}));
             }
         }
-        return new Compared(Results.median(rounds.stream().mapToDouble(r -> r[0])),
-                Results.median(rounds.stream().mapToDouble(r -> r[1])),
-                Results.median(rounds.stream().mapToDouble(r -> r[0] == 0 ? Double.NaN : r[1] / r[0])));
+        return rounds;
     }
 
     /** How our shuffle's bytes went: all over TIPC, all over TCP (fallback), or mixed; the stock one is HTTP/TCP. */
@@ -202,7 +227,7 @@ public final class ShuffleBenchmark {
     private static String summary(String cluster, List<Spec> specs, List<Measured> runs, int rounds, boolean tipc) {
         StringBuilder s = new StringBuilder();
         s.append(String.format("%s Every job ran with the stock `Shuffle` and with our `TipcShuffleConsumer`, on the same "
-                        + "input, interleaved (%d round%s; the side that goes first alternates from job to job). Reducers "
+                        + "input, interleaved (%d round%s; the side that goes first alternates from job to job and round to round, so each job's rounds run in ABBA order). Reducers "
                         + "start after the last map; no speculative tasks. Task JVMs of both sides: `%s`.%n%n", cluster,
                 rounds, rounds == 1 ? "" : "s", ShuffleComparison.TASK_JVM_OPTS));
         boolean acrossMachines = runs.stream().allMatch(m -> m.crossMachineTipcBytes() >= 0);
@@ -223,11 +248,17 @@ public final class ShuffleBenchmark {
         for (Spec spec : specs) {
             s.append(String.format("## %s: %d maps x %d reducers, %d records per map%n%n", spec.name(), spec.maps(),
                     spec.reduces(), spec.records()));
-            s.append("| metric | stock | ours | ours/stock |\n|---|---:|---:|---:|\n");
+            s.append(String.format("%d partitions (map output segments, one per map and reducer) of %.1f KB on average "
+                            + "(shuffled bytes per partition, median over runs).%n%n", spec.maps() * spec.reduces(),
+                    Results.median(runs.stream().filter(m -> m.spec().equals(spec)).mapToDouble(
+                            m -> m.counter(TaskCounter.REDUCE_SHUFFLE_BYTES) / 1024.0 / (spec.maps() * spec.reduces())))));
+            s.append("| metric | stock | ours | ours/stock (median of per-round ratios) | 95% interval (bootstrap) |\n"
+                    + "|---|---:|---:|---:|---:|\n");
             for (Metric metric : METRICS) {
                 Compared c = compare(runs, spec, metric);
-                s.append(String.format("| %s (%s) | %.0f | %.0f | %s |%n", metric.name(), metric.unit(), c.stock(),
-                        c.ours(), Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio())));
+                s.append(String.format("| %s (%s) | %.0f | %.0f | %s | %s |%n", metric.name(), metric.unit(), c.stock(),
+                        c.ours(), Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio()),
+                        ratioInterval(runs, spec, metric).format("%.2f")));
             }
             List<Measured> ours = runs.stream().filter(m -> m.spec().equals(spec) && m.side() == Side.OURS).toList();
             s.append(String.format("%nOurs, summed over rounds: %d of %d shuffled bytes over TIPC, %d over TCP; "

@@ -13,6 +13,23 @@ import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.XYChart;
 
 class ResultsTest {
+    @Test
+    void bootstrapIntervalOfTheMedianHoldsTheMedianAndStaysWithinTheValues() {
+        double[] ratios = {0.71, 0.93, 0.78, 1.12, 0.80, 0.75, 0.88};
+        Results.Interval interval = Results.medianInterval95(ratios);
+        assertTrue(interval.low() >= 0.71 && interval.low() < 0.80, interval.toString());
+        assertTrue(interval.high() > 0.80 && interval.high() <= 1.12, interval.toString());
+        assertEquals(interval, Results.medianInterval95(ratios), "a fixed seed: the same values, the same interval");
+        assertEquals(new Results.Interval(0.9, 0.9), Results.medianInterval95(new double[] {0.9, 0.9, 0.9}));
+    }
+
+    @Test
+    void noIntervalFromFewerThanTwoValues() {
+        assertTrue(Double.isNaN(Results.medianInterval95(new double[] {0.8}).low()));
+        assertEquals("n/a", Results.medianInterval95(new double[0]).format("%.2f"));
+        assertEquals("0.50 to 0.50", Results.medianInterval95(new double[] {0.5, 0.5}).format("%.2f"));
+    }
+
     @TempDir
     Path out;
 

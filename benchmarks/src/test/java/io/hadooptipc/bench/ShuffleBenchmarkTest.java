@@ -37,6 +37,17 @@ class ShuffleBenchmarkTest {
     }
 
     @Test
+    void theRatiosIntervalComesFromThePairedRoundsOnly() {
+        List<Measured> runs = List.of(
+                run(HEAVY, Side.STOCK, 1, 100), run(HEAVY, Side.OURS, 1, 50),
+                run(HEAVY, Side.OURS, 2, 300), run(HEAVY, Side.STOCK, 2, 200),
+                run(HEAVY, Side.STOCK, 3, 0), run(HEAVY, Side.OURS, 3, 200),
+                run(HEAVY, Side.OURS, 4, 9999));
+        // Ratios 0.5 and 1.5 (round 3's stock 0 and round 4's lone run give none): medians of resamples 0.5, 1, 1.5.
+        assertEquals(new Results.Interval(0.5, 1.5), ShuffleBenchmark.ratioInterval(runs, HEAVY, JOB_TIME));
+    }
+
+    @Test
     void aRatioToNothingIsNotANumber() {
         List<Measured> runs = List.of(run(HEAVY, Side.STOCK, 1, 0), run(HEAVY, Side.OURS, 1, 5));
         assertEquals(Double.NaN, ShuffleBenchmark.compare(runs, HEAVY, JOB_TIME).ratio());

@@ -107,6 +107,16 @@ public final class ShuffleComparison {
         return runs;
     }
 
+    /**
+     * Runs {@code spec} once with the stock shuffle, as round 0, for a cluster whose daemons have served no job yet:
+     * the first job pays for their cold start, which no side of the comparison should.
+     */
+    public static Measured warmUp(ShuffleCluster cluster, Path work, Spec spec) throws Exception {
+        Path local = work.resolve("warm-up-" + spec.name()).resolve("in");
+        String expected = spec.job().writeInput(local, spec.maps(), spec.records());
+        return measure(cluster, cluster.stageInput(local), spec, Side.STOCK, 0, expected);
+    }
+
     /** Whether two outputs have the same part files, byte for byte. */
     public static boolean identical(ShuffleCluster.Result a, ShuffleCluster.Result b) {
         return a.parts().keySet().equals(b.parts().keySet()) && a.parts().entrySet().stream()
