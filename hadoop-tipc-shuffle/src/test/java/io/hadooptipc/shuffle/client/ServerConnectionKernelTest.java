@@ -381,8 +381,10 @@ class ServerConnectionKernelTest {
 
     private static TipcShuffleConnection connection(String uri, CountingReporter reporter) throws IOException {
         TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
-        TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", SERVER_IP, port, uri), routes,
-                new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
+        StreamPool unpooled = new StreamPool(new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
+                new TransferCounters(reporter), 0, TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS);
+        TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", SERVER_IP, port, uri), routes, unpooled,
+                new TransferCounters(reporter));
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, ShuffleWire.urlHash(uri, port, outputs.key));
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
