@@ -62,17 +62,9 @@ class CrossNodeShuffleKernelTest {
     @BeforeAll
     static void serve() throws Exception {
         outputs = new MapOutputFixture(local, MAPS, REDUCES, PARTITION);
-        handler = Testbed.on("n1", () -> {
-            YarnConfiguration conf = new YarnConfiguration();
-            conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-            conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
-            TipcShuffleHandler h = new TipcShuffleHandler();
-            h.setAuxiliaryLocalPathHandler(outputs.localDirs());
-            h.init(conf);
-            h.start();
-            h.initializeApplication(outputs.application());
-            return h;
-        });
+        YarnConfiguration conf = new YarnConfiguration();
+        conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
+        handler = FetchCost.serve("n1", outputs, conf);
         assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
         port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         Testbed.awaitPublished("n2", name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20));
@@ -98,7 +90,7 @@ class CrossNodeShuffleKernelTest {
         CountingReporter reporter = new CountingReporter();
         for (int reduce = 0; reduce < REDUCES; reduce++) {
             int r = reduce;
-            Testbed.on("n2", () -> fetchAndVerify(r, allMaps(), reporter, unpooled(reporter), null));
+            Testbed.on("n2", () -> fetchAndVerify(r, allMaps(), reporter, FetchCost.streams(new TransferCounters(reporter), false), null));
         }
         long total = (long) MAPS * REDUCES * PARTITION;
         assertEquals(total, reporter.get(TipcShuffleCounter.TIPC_BYTES));
@@ -134,7 +126,7 @@ class CrossNodeShuffleKernelTest {
     void bearerDownMidTransferResumesOverTcpWithIdenticalBytes() throws Exception {
         CountingReporter reporter = new CountingReporter();
         try {
-            Testbed.on("n2", () -> fetchAndVerify(0, allMaps(), reporter, unpooled(reporter), () -> {
+            Testbed.on("n2", () -> fetchAndVerify(0, allMaps(), reporter, FetchCost.streams(new TransferCounters(reporter), false), () -> {
                 Process p = Testbed.exec("n2", "tipc", "bearer", "disable", "media", "eth", "device", "eth0");
                 assertEquals(0, p.waitFor(), "tipc bearer disable");
             }));
@@ -155,8 +147,7 @@ class CrossNodeShuffleKernelTest {
         for (boolean reuse : new boolean[] {true, false}) {
             CountingReporter reporter = new CountingReporter();
             int acceptedBefore = handler.tipcMetrics().connections();
-            try (StreamPool streams = new StreamPool(new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
-                    new TransferCounters(reporter), reuse ? 1 : 0, 10_000)) {
+            try (StreamPool streams = FetchCost.streams(new TransferCounters(reporter), reuse)) {
                 for (int m = 0; m < fetches; m++) {
                     List<Integer> map = List.of(m);
                     Testbed.on("n2", () -> fetchAndVerify(0, map, reporter, streams, null));
@@ -175,24 +166,14 @@ class CrossNodeShuffleKernelTest {
         return IntStream.range(0, MAPS).boxed().toList();
     }
 
-    /** A fetcher's streams with reuse off: each fetch opens its own. */
-    private static StreamPool unpooled(CountingReporter reporter) {
-        return new StreamPool(new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
-                new TransferCounters(reporter), 0, TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS);
-    }
-
     /** Fetches {@code maps}' partitions for {@code reduce} in one request as a fetcher in this thread's node would, checking each CRC. */
     private static Void fetchAndVerify(int reduce, List<Integer> maps, CountingReporter reporter, StreamPool streams,
                                        Interruption midway) throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, reduce, maps.stream().map(ShuffleWire::map).toArray(String[]::new));
-        URL url = new URL("http", SERVER_IP, port, uri);
         TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
-        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, streams, new TransferCounters(reporter));
+        TipcShuffleConnection c = FetchCost.connection(SERVER_IP, port, uri, outputs.key, routes, streams,
+                new TransferCounters(reporter));
         String hash = ShuffleWire.urlHash(uri, port, outputs.key);
-        c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
-        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
-        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
-        c.setReadTimeout(60_000);
         c.connect();
         assertEquals(200, c.getResponseCode());
         SecureShuffleUtils.verifyReply(c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), hash, outputs.key);
