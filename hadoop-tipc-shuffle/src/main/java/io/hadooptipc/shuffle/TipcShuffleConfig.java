@@ -52,6 +52,26 @@ public final class TipcShuffleConfig {
     public static final String TOPOLOGY_ENABLED = "mapreduce.shuffle.tipc.topology.enabled";
     public static final boolean DEFAULT_TOPOLOGY_ENABLED = true;
 
+    /**
+     * Job: keep TIPC streams open after a response read to its end and send the host's next
+     * request on one; the request asks with {@code Connection: keep-alive}, which only our TIPC
+     * server honours.
+     */
+    public static final String REUSE_ENABLED = "mapreduce.shuffle.tipc.reuse.enabled";
+    public static final boolean DEFAULT_REUSE_ENABLED = true;
+
+    /** Job: kept-alive TIPC streams held idle per map host (0 keeps none). */
+    public static final String REUSE_MAX_IDLE_PER_HOST = "mapreduce.shuffle.tipc.reuse.max-idle-per-host";
+    public static final int DEFAULT_REUSE_MAX_IDLE_PER_HOST = 1;
+
+    /**
+     * Job: how long a kept-alive TIPC stream may stay idle before the reducer closes it; the
+     * server's own {@code Keep-Alive} timeout shortens it. Below the stock server's 5 s default,
+     * so that the reducer, not the server, usually closes an idle stream.
+     */
+    public static final String REUSE_IDLE_TIMEOUT_MS = "mapreduce.shuffle.tipc.reuse.idle-timeout.ms";
+    public static final int DEFAULT_REUSE_IDLE_TIMEOUT_MS = 4000;
+
     /** Request header: the server identity the fetcher meant to reach. */
     public static final String TARGET_HEADER = "X-TIPC-Shuffle-Target";
     /** Response header: the identity of the server that answered. */

@@ -16,7 +16,9 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Builds shuffle requests and takes shuffle responses apart, as a reducer would, for tests. */
 public final class ShuffleWire {
@@ -43,6 +45,15 @@ public final class ShuffleWire {
 
     /** A request head as the stock fetcher sends it; null hash or target leaves the header out. */
     public static HttpHead request(String uri, String urlHash, String target) {
+        return requestBuilder(uri, urlHash, target).build();
+    }
+
+    /** A request head as our fetcher sends it over TIPC with reuse on: asking for keep-alive by header. */
+    public static HttpHead keepAliveRequest(String uri, String urlHash, String target) {
+        return requestBuilder(uri, urlHash, target).field("Connection", "keep-alive").build();
+    }
+
+    private static HttpHead.Builder requestBuilder(String uri, String urlHash, String target) {
         HttpHead.Builder b = HttpHead.builder("GET " + uri + " HTTP/1.1")
                 .field(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
                 .field(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
@@ -52,15 +63,24 @@ public final class ShuffleWire {
         if (target != null) {
             b.field(TipcShuffleConfig.TARGET_HEADER, target);
         }
-        return b.build();
+        return b;
     }
 
     /** A 200 response's body: each of {@code outputs}, as map {@code i}'s partition for {@code reduce}, framed as the server frames it. */
     public static byte[] body(int reduce, byte[]... outputs) throws IOException {
-        DataOutputBuffer out = new DataOutputBuffer();
+        Map<String, byte[]> byMap = new LinkedHashMap<>();
         for (int i = 0; i < outputs.length; i++) {
-            new ShuffleHeader(map(i), outputs[i].length, outputs[i].length, reduce).write(out);
-            out.write(outputs[i]);
+            byMap.put(map(i), outputs[i]);
+        }
+        return body(reduce, byMap);
+    }
+
+    /** A 200 response's body: each map's partition for {@code reduce}, in the map's order, framed as the server frames it. */
+    public static byte[] body(int reduce, Map<String, byte[]> outputs) throws IOException {
+        DataOutputBuffer out = new DataOutputBuffer();
+        for (Map.Entry<String, byte[]> e : outputs.entrySet()) {
+            new ShuffleHeader(e.getKey(), e.getValue().length, e.getValue().length, reduce).write(out);
+            out.write(e.getValue());
         }
         return Arrays.copyOf(out.getData(), out.getLength());
     }

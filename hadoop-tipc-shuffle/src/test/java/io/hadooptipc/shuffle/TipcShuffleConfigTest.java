@@ -23,12 +23,16 @@ class TipcShuffleConfigTest {
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
         assertEquals(TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
+        assertEquals(TipcShuffleConfig.DEFAULT_REUSE_ENABLED,
+                shipped.getBoolean(TipcShuffleConfig.REUSE_ENABLED, !TipcShuffleConfig.DEFAULT_REUSE_ENABLED));
+        assertEquals(TipcShuffleConfig.DEFAULT_REUSE_MAX_IDLE_PER_HOST, shipped.getInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS, shipped.getInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, -1));
         int documented = 0;
         for (var entry : shipped) {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(8, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(11, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

@@ -8,11 +8,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
 import java.nio.channels.AsynchronousCloseException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One fetch's request over TIPC and the fallback policy around it. In {@code auto}
@@ -22,22 +25,30 @@ import java.util.Map;
  * {@code tipc} mode, or once the fetcher has disconnected, the failure is the
  * fetcher's, under the stock retry rules. Every response that is not a
  * {@link Misdirection} is the fetcher's too, whatever its status.
+ * <p>
+ * The request goes on a kept-alive stream from the {@link StreamPool} when there is one;
+ * if that stream turns out closed by the server before any byte of a response, the
+ * request goes once more on a new stream, which is no failure. Closing the body read
+ * to its end gives a stream the server keeps alive back to the pool; every other end
+ * closes it.
  */
 final class TipcAttempt implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TipcAttempt.class);
 
     private final URL url;
     private final TransportRoutes routes;
-    private final StreamTransport transport;
+    private final StreamPool streams;
     private final TransferCounters counters;
+    private final AtomicReference<ShuffleStream> stream = new AtomicReference<>();
     private volatile TransportRoutes.Route route;
-    private volatile ShuffleStream stream;
     private volatile boolean closed;
+    private Timeouts timeouts;
+    private StreamExchange response;
 
-    TipcAttempt(URL url, TransportRoutes routes, StreamTransport transport, TransferCounters counters) {
+    TipcAttempt(URL url, TransportRoutes routes, StreamPool streams, TransferCounters counters) {
         this.url = url;
         this.routes = routes;
-        this.transport = transport;
+        this.streams = streams;
         this.counters = counters;
     }
 
@@ -55,12 +66,24 @@ final class TipcAttempt implements Closeable {
             return null;
         }
         try {
-            return exchange(route.name(), requestFields, timeouts);
+            response = exchange(route.name(), requestHead(route.name(), requestFields), timeouts);
+            this.timeouts = timeouts;
+            return response;
         } catch (Failure f) {
             closeStream();
             fallBack(f.why, f.cause);
             return null;
         }
+    }
+
+    /** The response's body; closing it ends this attempt's use of the stream. */
+    InputStream body() {
+        return new FilterInputStream(response.body()) {
+            @Override
+            public void close() {
+                finish();
+            }
+        };
     }
 
     /** The body failed over TIPC after the response head: returns if it may go on over HTTP/TCP, else rethrows. */
@@ -84,41 +107,81 @@ final class TipcAttempt implements Closeable {
         counters.fallback(why);
     }
 
-    private StreamExchange exchange(ShuffleServiceName name, Map<String, List<String>> requestFields,
-                                    Timeouts timeouts) throws Failure {
-        try {
-            stream = transport.open(name, timeouts);
-        } catch (ServiceNotPublishedException e) {
-            throw new Failure(Fallback.NOT_PUBLISHED, e);
-        } catch (IOException e) {
-            throw new Failure(Fallback.CONNECT_FAILED, e);
-        }
-        StreamExchange response;
-        try {
-            if (closed) { // a disconnect while the stream was opening
-                throw new AsynchronousCloseException();
+    private StreamExchange exchange(ShuffleServiceName name, HttpHead request, Timeouts timeouts) throws Failure {
+        StreamExchange answer = null;
+        ShuffleStream kept = streams.reuse(name, timeouts);
+        if (kept != null) {
+            try {
+                answer = sendOn(kept, request);
+            } catch (StreamExchange.NoResponse e) {
+                if (closed) {
+                    throw new Failure(Fallback.CONNECT_FAILED, e);
+                }
+                LOG.debug("{}: the server had closed a kept-alive TIPC stream ({}); sending on a new one", name, e.getMessage());
+                closeStream();
+            } catch (IOException e) {
+                throw new Failure(Fallback.CONNECT_FAILED, e);
             }
-            response = StreamExchange.send(stream, requestHead(name, requestFields));
-        } catch (IOException e) {
-            throw new Failure(Fallback.CONNECT_FAILED, e);
         }
-        String server = response.head().field(TipcShuffleConfig.SERVER_HEADER);
-        if (Misdirection.of(name.toString(), response.status(), server)) {
+        if (answer == null) {
+            ShuffleStream opened;
+            try {
+                opened = streams.open(name, timeouts);
+            } catch (ServiceNotPublishedException e) {
+                throw new Failure(Fallback.NOT_PUBLISHED, e);
+            } catch (IOException e) {
+                throw new Failure(Fallback.CONNECT_FAILED, e);
+            }
+            try {
+                answer = sendOn(opened, request);
+            } catch (IOException e) {
+                throw new Failure(Fallback.CONNECT_FAILED, e);
+            }
+        }
+        String server = answer.head().field(TipcShuffleConfig.SERVER_HEADER);
+        if (Misdirection.of(name.toString(), answer.status(), server)) {
             throw new Failure(Fallback.MISDIRECTED, new IOException("asked TIPC name of " + name
-                    + ", answered by " + server + " (" + response.status() + ")"));
+                    + ", answered by " + server + " (" + answer.status() + ")"));
         }
-        return response;
+        return answer;
+    }
+
+    private StreamExchange sendOn(ShuffleStream s, HttpHead request) throws IOException {
+        stream.set(s);
+        if (closed) { // a disconnect while the stream was being opened or taken
+            throw new AsynchronousCloseException();
+        }
+        return StreamExchange.send(s, request);
     }
 
     private HttpHead requestHead(ShuffleServiceName name, Map<String, List<String>> requestFields) {
         HttpHead.Builder b = HttpHead.builder("GET " + url.getFile() + " HTTP/1.1")
                 .field("Host", url.getHost() + ":" + url.getPort());
         requestFields.forEach((field, values) -> values.forEach(v -> b.field(field, v)));
+        if (streams.keepsStreams()) {
+            b.field("Connection", "keep-alive");
+        }
         return b.field(TipcShuffleConfig.TARGET_HEADER, name).build();
     }
 
+    /** The fetcher is done with the body: the stream goes back to the pool if it can carry the next request. */
+    private void finish() {
+        ShuffleStream s = stream.getAndSet(null);
+        if (s == null) {
+            return;
+        }
+        if (!closed && response.streamReusable()) {
+            streams.release(route.name(), timeouts, s, response.keepAliveMillis());
+        } else {
+            close(s);
+        }
+    }
+
     private void closeStream() {
-        ShuffleStream s = stream;
+        close(stream.getAndSet(null));
+    }
+
+    private static void close(ShuffleStream s) {
         if (s != null) {
             try {
                 s.close();

@@ -21,20 +21,20 @@ import java.net.URL;
  */
 public class TipcFetcher<K, V> extends Fetcher<K, V> {
     private final TransportRoutes routes;
-    private final StreamTransport transport;
+    private final StreamPool streams;
     private final TransferCounters counters;
 
     TipcFetcher(JobConf job, TaskAttemptID reduceId, ShuffleSchedulerImpl<K, V> scheduler, MergeManager<K, V> merger,
                 Reporter reporter, ShuffleClientMetrics metrics, ExceptionReporter exceptionReporter,
-                SecretKey shuffleKey, TransportRoutes routes, StreamTransport transport) {
+                SecretKey shuffleKey, TransportRoutes routes, StreamPool streams) {
         super(job, reduceId, scheduler, merger, reporter, metrics, exceptionReporter, shuffleKey);
         this.routes = routes;
-        this.transport = transport;
+        this.streams = streams;
         this.counters = new TransferCounters(reporter);
     }
 
     @Override
     protected synchronized void openConnection(URL url) {
-        connection = new TipcShuffleConnection(url, routes, transport, counters);
+        connection = new TipcShuffleConnection(url, routes, streams, counters);
     }
 }

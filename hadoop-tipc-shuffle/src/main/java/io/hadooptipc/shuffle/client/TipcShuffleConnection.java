@@ -32,9 +32,9 @@ final class TipcShuffleConnection extends HttpURLConnection {
     private HttpURLConnection tcp;
     private TransferBody body;
 
-    TipcShuffleConnection(URL url, TransportRoutes routes, StreamTransport transport, TransferCounters counters) {
+    TipcShuffleConnection(URL url, TransportRoutes routes, StreamPool streams, TransferCounters counters) {
         super(url);
-        this.tipc = new TipcAttempt(url, routes, transport, counters);
+        this.tipc = new TipcAttempt(url, routes, streams, counters);
         this.counters = counters;
     }
 
@@ -98,7 +98,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
                 if (responseCode >= 400) {
                     throw new IOException("Server returned HTTP response code: " + responseCode + " for URL: " + url);
                 }
-                body = TransferBody.overTipc(exchange.body(), getHeaderFieldLong("Content-Length", -1), counters,
+                body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), counters,
                         this::resumeOverTcp);
             }
         }

@@ -52,8 +52,9 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     private ShuffleSchedulerImpl<K, V> scheduler;
     private MergeManager<K, V> merger;
     private Throwable failure;
-    /** The fetchers' routes to map hosts; null when they are the stock HTTPS fetchers. */
+    /** The fetchers' routes to map hosts and their TIPC streams; null when they are the stock HTTPS fetchers. */
     private TransportRoutes routes;
+    private StreamPool streams;
     private String failedThread;
 
     @Override
@@ -114,6 +115,9 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     }
 
     private void closeRoutes() {
+        if (streams != null) {
+            streams.close();
+        }
         if (routes != null) {
             try {
                 routes.close();
@@ -158,11 +162,13 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             }
             return fetchers;
         }
-        routes = TransportRoutes.start(jobConf, new TransferCounters(reporter));
-        StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf));
+        TransferCounters counters = new TransferCounters(reporter);
+        routes = TransportRoutes.start(jobConf, counters);
+        streams = StreamPool.of(jobConf, new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf)), counters);
+        routes.onLeavingTipc(streams::closeIdle);
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,
-                    routes, transport));
+                    routes, streams));
         }
         return fetchers;
     }

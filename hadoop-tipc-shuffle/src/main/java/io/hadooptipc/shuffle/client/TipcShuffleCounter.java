@@ -7,8 +7,9 @@ package io.hadooptipc.shuffle.client;
  * last byte. Each FALLBACK_* counts fetch requests that went over HTTP/TCP for
  * that reason; ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a
  * withdrawn name), ROUTES_BACK_TO_TIPC those switched back when their name was published
- * again, TIPC_PEERS_LOST the nodes to which every TIPC link went down; ENCRYPTED_SHUFFLE_TASKS counts reduce tasks that left the whole
- * shuffle to the stock HTTPS fetchers.
+ * again, TIPC_PEERS_LOST the nodes to which every TIPC link went down; STREAMS_OPENED counts
+ * TIPC streams connected, STREAMS_REUSED requests sent on a kept-alive one; ENCRYPTED_SHUFFLE_TASKS
+ * counts reduce tasks that left the whole shuffle to the stock HTTPS fetchers.
  */
 public enum TipcShuffleCounter {
     TIPC_BYTES,
@@ -25,5 +26,7 @@ public enum TipcShuffleCounter {
     ROUTES_TO_TCP,
     ROUTES_BACK_TO_TIPC,
     TIPC_PEERS_LOST,
+    STREAMS_OPENED,
+    STREAMS_REUSED,
     ENCRYPTED_SHUFFLE_TASKS
 }

@@ -26,6 +26,14 @@ final class TransferCounters {
         reporter.incrCounter(TipcShuffleCounter.TIPC_PEERS_LOST, 1);
     }
 
+    void streamOpened() {
+        reporter.incrCounter(TipcShuffleCounter.STREAMS_OPENED, 1);
+    }
+
+    void streamReused() {
+        reporter.incrCounter(TipcShuffleCounter.STREAMS_REUSED, 1);
+    }
+
     void mapOutput(boolean viaTipc, long bytes) {
         reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_MAP_OUTPUTS : TipcShuffleCounter.TCP_MAP_OUTPUTS, 1);
         reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_BYTES : TipcShuffleCounter.TCP_BYTES, bytes);

@@ -16,6 +16,7 @@ import java.net.URL;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * Decides, per map host, whether a reduce task's fetchers try TIPC. A host goes over
@@ -23,7 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * topology service reports its shuffle name withdrawn; it comes back to TIPC when its
  * name is published again (a NodeManager or link that recovered). Each switch is logged
  * and counted. Without topology reports (switched off, or the service cannot be
- * reached) a host that fell back stays on HTTP/TCP for the rest of the task.
+ * reached) a host that fell back stays on HTTP/TCP for the rest of the task. Whoever holds
+ * streams to a host is told when it leaves TIPC ({@link #onLeavingTipc}).
  */
 final class TransportRoutes implements NameWatch.Listener, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportRoutes.class);
@@ -48,6 +50,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private final Map<ShuffleServiceName, Host> hosts = new ConcurrentHashMap<>();
     private final AtomicBoolean unavailableLogged = new AtomicBoolean();
     private volatile NameWatch watch;
+    private volatile Consumer<ShuffleServiceName> leavingTipc = name -> { };
 
     TransportRoutes(Transport mode, TipcAvailability availability, TransferCounters counters) {
         this.mode = mode;
@@ -73,6 +76,11 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     /** Takes reports from {@code names} from now on; closed with the routes. */
     void follow(NameWatch names) {
         this.watch = names;
+    }
+
+    /** Runs {@code action} for each host switched to HTTP/TCP, after the switch. */
+    void onLeavingTipc(Consumer<ShuffleServiceName> action) {
+        this.leavingTipc = action;
     }
 
     Transport mode() {
@@ -181,5 +189,6 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         counters.routeToTcp();
         LOG.warn("Shuffle from {} goes over HTTP/TCP {}: {} ({})", name,
                 watch == null ? "for the rest of this task" : "until its TIPC name is published again", why.reason, detail);
+        leavingTipc.accept(name);
     }
 }

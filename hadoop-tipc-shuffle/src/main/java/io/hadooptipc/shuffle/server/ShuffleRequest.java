@@ -20,9 +20,14 @@ import java.util.Map;
  * the stock handler (same status codes), and are stricter in one way: job and map ids
  * must be exactly what Hadoop itself would print, so no {@code ..} or path separator can
  * ever reach a file path.
+ *
+ * @param keepAliveAsked the reducer asked to keep the connection open: the stock {@code keepAlive=true}
+ *                       parameter, or {@code Connection: keep-alive}, which our fetchers send over TIPC
+ *                       (the stock handler ignores that header, which every {@code HttpURLConnection}
+ *                       sends; only TIPC requests reach this parser)
  */
 public record ShuffleRequest(String uri, String jobId, int reduce, List<String> mapIds,
-                             boolean keepAliveParam, String urlHash, String target) {
+                             boolean keepAliveAsked, String urlHash, String target) {
 
     public static ShuffleRequest parse(HttpHead head) throws ShuffleException {
         String[] start = head.startLine().split(" ", -1);
@@ -65,8 +70,9 @@ public record ShuffleRequest(String uri, String jobId, int reduce, List<String> 
             }
         }
         List<String> keepAlive = query.get("keepAlive");
-        boolean keepAliveParam = keepAlive != null && keepAlive.size() == 1 && Boolean.parseBoolean(keepAlive.get(0));
-        return new ShuffleRequest(uri, jobId, reduce, List.copyOf(mapIds), keepAliveParam,
+        boolean keepAliveAsked = keepAlive != null && keepAlive.size() == 1 && Boolean.parseBoolean(keepAlive.get(0))
+                || "keep-alive".equalsIgnoreCase(head.field("Connection"));
+        return new ShuffleRequest(uri, jobId, reduce, List.copyOf(mapIds), keepAliveAsked,
                 head.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH), head.field(TipcShuffleConfig.TARGET_HEADER));
     }
 

@@ -93,7 +93,7 @@ public final class ShuffleResponder {
             headers.add(header);
             contentLength += header.length + p.length();
         }
-        boolean keepAlive = request.keepAliveParam() || settings.keepAliveEnabled();
+        boolean keepAlive = request.keepAliveAsked() || settings.keepAliveEnabled();
         response.field(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
                 .field(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION)
                 .field(TipcShuffleConfig.SERVER_HEADER, identity);

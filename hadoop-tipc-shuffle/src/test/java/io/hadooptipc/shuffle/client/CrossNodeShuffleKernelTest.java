@@ -32,6 +32,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The transport across a real TIPC link: our mapreduce_shuffle handler in node n1
  * serving generated map outputs, fetches from node n2, verified by checksum.
- * Also what must be refused over TIPC, and a bearer taken down mid-transfer.
+ * Also what must be refused over TIPC, a bearer taken down mid-transfer, and fetches
+ * that share one kept-alive stream.
  */
 @Tag("tipc-kernel")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -59,17 +62,9 @@ class CrossNodeShuffleKernelTest {
     @BeforeAll
     static void serve() throws Exception {
         outputs = new MapOutputFixture(local, MAPS, REDUCES, PARTITION);
-        handler = Testbed.on("n1", () -> {
-            YarnConfiguration conf = new YarnConfiguration();
-            conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-            conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
-            TipcShuffleHandler h = new TipcShuffleHandler();
-            h.setAuxiliaryLocalPathHandler(outputs.localDirs());
-            h.init(conf);
-            h.start();
-            h.initializeApplication(outputs.application());
-            return h;
-        });
+        YarnConfiguration conf = new YarnConfiguration();
+        conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
+        handler = FetchCost.serve("n1", outputs, conf);
         assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
         port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         Testbed.awaitPublished("n2", name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20));
@@ -95,7 +90,7 @@ class CrossNodeShuffleKernelTest {
         CountingReporter reporter = new CountingReporter();
         for (int reduce = 0; reduce < REDUCES; reduce++) {
             int r = reduce;
-            Testbed.on("n2", () -> fetchAndVerify(r, reporter, null));
+            Testbed.on("n2", () -> fetchAndVerify(r, allMaps(), reporter, FetchCost.streams(new TransferCounters(reporter), false), null));
         }
         long total = (long) MAPS * REDUCES * PARTITION;
         assertEquals(total, reporter.get(TipcShuffleCounter.TIPC_BYTES));
@@ -131,7 +126,7 @@ class CrossNodeShuffleKernelTest {
     void bearerDownMidTransferResumesOverTcpWithIdenticalBytes() throws Exception {
         CountingReporter reporter = new CountingReporter();
         try {
-            Testbed.on("n2", () -> fetchAndVerify(0, reporter, () -> {
+            Testbed.on("n2", () -> fetchAndVerify(0, allMaps(), reporter, FetchCost.streams(new TransferCounters(reporter), false), () -> {
                 Process p = Testbed.exec("n2", "tipc", "bearer", "disable", "media", "eth", "device", "eth0");
                 assertEquals(0, p.waitFor(), "tipc bearer disable");
             }));
@@ -144,24 +139,47 @@ class CrossNodeShuffleKernelTest {
                 reporter.get(TipcShuffleCounter.TIPC_BYTES) + reporter.get(TipcShuffleCounter.TCP_BYTES));
     }
 
-    /** Fetches every map's partition for {@code reduce} as a fetcher in this thread's node would, checking each CRC. */
-    private static Void fetchAndVerify(int reduce, CountingReporter reporter, Interruption midway) throws Exception {
-        String uri = ShuffleWire.uri(ShuffleWire.JOB, reduce, outputs.mapIds().toArray(String[]::new));
-        URL url = new URL("http", SERVER_IP, port, uri);
+    @Test
+    @Order(4)
+    void fetchesFromOneHostShareOneKeptAliveStreamWithReuseOnAndEachOpensOneWithItOff() throws Exception {
+        Testbed.awaitPublished("n2", name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20));
+        int fetches = 4;
+        for (boolean reuse : new boolean[] {true, false}) {
+            CountingReporter reporter = new CountingReporter();
+            int acceptedBefore = handler.tipcMetrics().connections();
+            try (StreamPool streams = FetchCost.streams(new TransferCounters(reporter), reuse)) {
+                for (int m = 0; m < fetches; m++) {
+                    List<Integer> map = List.of(m);
+                    Testbed.on("n2", () -> fetchAndVerify(0, map, reporter, streams, null));
+                }
+            }
+            int accepted = handler.tipcMetrics().connections() - acceptedBefore;
+            assertEquals(reuse ? 1 : fetches, accepted, "TIPC connections the server accepted, reuse " + reuse);
+            assertEquals(accepted, reporter.get(TipcShuffleCounter.STREAMS_OPENED));
+            assertEquals(reuse ? fetches - 1 : 0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+            assertEquals(fetches, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+            assertEquals(0, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        }
+    }
+
+    private static List<Integer> allMaps() {
+        return IntStream.range(0, MAPS).boxed().toList();
+    }
+
+    /** Fetches {@code maps}' partitions for {@code reduce} in one request as a fetcher in this thread's node would, checking each CRC. */
+    private static Void fetchAndVerify(int reduce, List<Integer> maps, CountingReporter reporter, StreamPool streams,
+                                       Interruption midway) throws Exception {
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, reduce, maps.stream().map(ShuffleWire::map).toArray(String[]::new));
         TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
-        TipcShuffleConnection c = new TipcShuffleConnection(url, routes,
-                new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
+        TipcShuffleConnection c = FetchCost.connection(SERVER_IP, port, uri, outputs.key, routes, streams,
+                new TransferCounters(reporter));
         String hash = ShuffleWire.urlHash(uri, port, outputs.key);
-        c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
-        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
-        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
-        c.setReadTimeout(60_000);
         c.connect();
         assertEquals(200, c.getResponseCode());
         SecureShuffleUtils.verifyReply(c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), hash, outputs.key);
         try (DataInputStream in = new DataInputStream(c.getInputStream())) {
             byte[] data = new byte[PARTITION];
-            for (int m = 0; m < MAPS; m++) {
+            for (int m : maps) {
                 ShuffleHeader header = new ShuffleHeader();
                 header.readFields(in);
                 in.readFully(data, 0, PARTITION / 2);

@@ -71,20 +71,12 @@ class ServerConnectionKernelTest {
     @BeforeAll
     static void serve() throws Exception {
         outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
-        handler = Testbed.on("n1", () -> {
-            YarnConfiguration conf = new YarnConfiguration();
-            conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-            conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
-            conf.setBoolean(ShuffleHandler.SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
-            conf.setInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, WRITE_TIMEOUT_MS);
-            conf.setInt(TipcShuffleConfig.MAX_QUEUED_REQUESTS, 1);
-            TipcShuffleHandler h = new TipcShuffleHandler();
-            h.setAuxiliaryLocalPathHandler(outputs.localDirs());
-            h.init(conf);
-            h.start();
-            h.initializeApplication(outputs.application());
-            return h;
-        });
+        YarnConfiguration conf = new YarnConfiguration();
+        conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
+        conf.setBoolean(ShuffleHandler.SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
+        conf.setInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, WRITE_TIMEOUT_MS);
+        conf.setInt(TipcShuffleConfig.MAX_QUEUED_REQUESTS, 1);
+        handler = FetchCost.serve("n1", outputs, conf);
         assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
         port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         Testbed.awaitPublished("n2", service(), Duration.ofSeconds(20));
@@ -381,11 +373,8 @@ class ServerConnectionKernelTest {
 
     private static TipcShuffleConnection connection(String uri, CountingReporter reporter) throws IOException {
         TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
-        TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", SERVER_IP, port, uri), routes,
-                new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
-        c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, ShuffleWire.urlHash(uri, port, outputs.key));
-        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
-        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
+        TipcShuffleConnection c = FetchCost.connection(SERVER_IP, port, uri, outputs.key, routes,
+                FetchCost.streams(new TransferCounters(reporter), false), new TransferCounters(reporter));
         c.setReadTimeout(20_000);
         return c;
     }

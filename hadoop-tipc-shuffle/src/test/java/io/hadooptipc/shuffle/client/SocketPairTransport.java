@@ -17,15 +17,17 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The TIPC side of host tests. Each {@link #open} connects a pair of AF_UNIX sockets,
  * hands the fetcher's end over as a {@link ChannelStream}, and has a {@link Peer}
- * answer on the other end, in a thread of its own, as the shuffle server would.
+ * answer on the other end, in a thread of its own, as the shuffle server would: one
+ * request, or with {@link #keepingAlive} every request until the fetcher closes.
  */
 final class SocketPairTransport implements StreamTransport, AutoCloseable {
 
-    /** The server's end of one connection: it has read the request head; the socket is closed after. */
+    /** The server's end of one connection: it has read the request head; unless kept alive, the socket is closed after. */
     @FunctionalInterface
     interface Peer {
         void answer(HttpHead request, SocketChannel socket) throws Exception;
@@ -37,8 +39,11 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     final List<HttpHead> requests = new CopyOnWriteArrayList<>();
     /** How peers ended other than by answering: the fetcher closing first is part of several tests. */
     final List<Exception> peerFailures = new CopyOnWriteArrayList<>();
+    /** Kept-alive streams the fetcher closed between requests. */
+    final AtomicInteger closedByFetcher = new AtomicInteger();
     private final Peer peer;
     private final IOException refusal;
+    private final boolean keptAlive;
     private final Path dir;
     private final ExecutorService peers = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "socket-pair peer");
@@ -46,20 +51,26 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
         return t;
     });
 
-    private SocketPairTransport(Peer peer, IOException refusal) throws IOException {
+    private SocketPairTransport(Peer peer, IOException refusal, boolean keptAlive) throws IOException {
         this.peer = peer;
         this.refusal = refusal;
+        this.keptAlive = keptAlive;
         this.dir = Files.createTempDirectory("socket-pair");
     }
 
     /** Every stream is answered by {@code peer}. */
     static SocketPairTransport answering(Peer peer) throws IOException {
-        return new SocketPairTransport(peer, null);
+        return new SocketPairTransport(peer, null, false);
+    }
+
+    /** Every request on every stream is answered by {@code peer}, until the fetcher closes the stream. */
+    static SocketPairTransport keepingAlive(Peer peer) throws IOException {
+        return new SocketPairTransport(peer, null, true);
     }
 
     /** Every open fails with {@code refusal}. */
     static SocketPairTransport refusing(IOException refusal) throws IOException {
-        return new SocketPairTransport(null, refusal);
+        return new SocketPairTransport(null, refusal, false);
     }
 
     /** A peer that writes {@code response} and closes. */
@@ -104,14 +115,24 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
 
     private void serve(SocketChannel socket) {
         try (socket) {
-            HttpHead request = readHead(socket);
-            requests.add(request);
-            peer.answer(request, socket);
+            do {
+                HttpHead request = readHead(socket);
+                if (request == null) {
+                    if (!keptAlive) {
+                        throw new EOFException("no request head");
+                    }
+                    closedByFetcher.incrementAndGet();
+                    return;
+                }
+                requests.add(request);
+                peer.answer(request, socket);
+            } while (keptAlive);
         } catch (Exception e) {
             peerFailures.add(e);
         }
     }
 
+    /** The next request head; null if the fetcher closed the stream before one began. */
     private static HttpHead readHead(SocketChannel socket) throws IOException {
         byte[] buf = new byte[1 << 16];
         int filled = 0;
@@ -119,7 +140,10 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
         while ((end = HttpHead.endOf(buf, 0, filled)) < 0) {
             int n = socket.read(ByteBuffer.wrap(buf, filled, buf.length - filled));
             if (n < 0) {
-                throw new EOFException("no request head");
+                if (filled == 0) {
+                    return null;
+                }
+                throw new EOFException("the request head was cut short");
             }
             filled += n;
         }

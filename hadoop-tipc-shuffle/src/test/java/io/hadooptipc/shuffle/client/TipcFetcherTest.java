@@ -26,12 +26,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static io.hadooptipc.shuffle.ShuffleWire.map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -48,7 +50,8 @@ import static org.mockito.Mockito.when;
  * The stock {@code Fetcher}'s own fetch loop, as a {@link TipcFetcher} runs it, over a
  * socket pair standing in for TIPC, with Hadoop's real {@link ShuffleSchedulerImpl}:
  * what each response over TIPC leads to in stock terms (back-off, failed copy,
- * delivered map outputs), and that none of them is a fallback.
+ * delivered map outputs), that none of them is a fallback, and that the loop reads a
+ * response exactly to its end, so that its stream carries the host's next fetch.
  */
 class TipcFetcherTest {
     private static final TaskAttemptID REDUCE = TaskAttemptID.forName("attempt_1700000000000_0001_r_000000_0");
@@ -65,6 +68,8 @@ class TipcFetcherTest {
     private ShuffleSchedulerImpl<Text, Text> scheduler;
     private StubHttpServer tcp;
     private SocketPairTransport tipc;
+    private final StreamPool streams =
+            new StreamPool((name, timeouts) -> this.tipc.open(name, timeouts), new TransferCounters(reporter), 1, 10_000);
     private String self;
 
     @BeforeEach
@@ -78,6 +83,7 @@ class TipcFetcherTest {
 
     @AfterEach
     void stop() throws IOException, InterruptedException {
+        streams.close();
         scheduler.close();
         tcp.close();
         tipc.close();
@@ -114,12 +120,7 @@ class TipcFetcherTest {
 
     @Test
     void a200OverTipcHandsEveryMapOutputToTheMerger() throws Exception {
-        tipc = SocketPairTransport.answering((request, socket) -> {
-            String reply = SecureShuffleUtils.generateHash(
-                    request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
-            SocketPairTransport.write(socket, CannedResponse.of(200, self,
-                    Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply), ShuffleWire.body(0, OUTPUTS)));
-        });
+        tipc = SocketPairTransport.answering(servingRequestedMaps(false));
         fetchOnce();
 
         for (int m = 0; m < OUTPUTS.length; m++) {
@@ -131,18 +132,65 @@ class TipcFetcherTest {
         assertEquals(List.of(), reported);
     }
 
+    @Test
+    void theStockLoopReadsAResponseToItsEndSoTheHostsNextFetchReusesTheStream() throws Exception {
+        tipc = SocketPairTransport.keepingAlive(servingRequestedMaps(true));
+        known(0, 1);
+        turn();
+        known(2); // another map of the host completes
+        turn();
+
+        for (int m = 0; m < OUTPUTS.length; m++) {
+            assertArrayEquals(OUTPUTS[m], merged.get(TaskAttemptID.forName(map(m))), "map " + m);
+        }
+        assertEquals(2, tipc.requests.size());
+        assertEquals(1, tipc.opened.size(), "the second fetch went on the first one's stream");
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertEquals(0, tcp.requests.get());
+        assertNoFallback();
+        assertEquals(List.of(), reported);
+    }
+
     /** One turn of the stock fetch loop for a host with every map output: what {@code Fetcher.run} does with it. */
     private MapHost fetchOnce() throws Exception {
-        String baseUrl = "http://127.0.0.1:" + tcp.port() + "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=";
-        for (int m = 0; m < OUTPUTS.length; m++) {
-            scheduler.addKnownMapOutput("127.0.0.1:" + tcp.port(), baseUrl, TaskAttemptID.forName(map(m)));
-        }
-        MapHost host = scheduler.getHost();
-        new OneHostFetcher(job, scheduler, merger(), reporter, reported::add, tipc).copyFrom(host);
-        scheduler.freeHost(host);
+        known(IntStream.range(0, OUTPUTS.length).toArray());
+        MapHost host = turn();
         assertEquals(1, tipc.opened.size(), "one request over TIPC");
         assertEquals(0, tcp.requests.get(), "none over HTTP/TCP");
         return host;
+    }
+
+    /** The scheduler learns that these maps' outputs are on the host. */
+    private void known(int... maps) {
+        String baseUrl = "http://127.0.0.1:" + tcp.port() + "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=";
+        for (int m : maps) {
+            scheduler.addKnownMapOutput("127.0.0.1:" + tcp.port(), baseUrl, TaskAttemptID.forName(map(m)));
+        }
+    }
+
+    /** A fetcher takes the next host from the scheduler, fetches what it has, and frees it. */
+    private MapHost turn() throws Exception {
+        MapHost host = scheduler.getHost();
+        new OneHostFetcher(job, scheduler, merger(), reporter, reported::add, streams).copyFrom(host);
+        scheduler.freeHost(host);
+        return host;
+    }
+
+    /** A server's answer with the maps the request names, signed with the job's key. */
+    private SocketPairTransport.Peer servingRequestedMaps(boolean keepAlive) {
+        return (request, socket) -> {
+            String uri = request.startLine().split(" ")[1];
+            Map<String, byte[]> outputs = new LinkedHashMap<>();
+            for (String mapId : uri.substring(uri.indexOf("&map=") + 5).split(",")) {
+                outputs.put(mapId, OUTPUTS[TaskAttemptID.forName(mapId).getTaskID().getId()]);
+            }
+            String reply = SecureShuffleUtils.generateHash(
+                    request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
+            Map<String, String> fields = keepAlive
+                    ? Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply, "Connection", "keep-alive")
+                    : Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply);
+            SocketPairTransport.write(socket, CannedResponse.of(200, self, fields, ShuffleWire.body(0, outputs)));
+        };
     }
 
     /** The next host the scheduler hands a fetcher, waiting out its penalty. */
@@ -157,9 +205,9 @@ class TipcFetcherTest {
     /** A TipcFetcher whose one turn of the fetch loop a test can call. */
     private static final class OneHostFetcher extends TipcFetcher<Text, Text> {
         OneHostFetcher(JobConf job, ShuffleSchedulerImpl<Text, Text> scheduler, MergeManager<Text, Text> merger,
-                       CountingReporter reporter, ExceptionReporter exceptions, StreamTransport tipc) {
+                       CountingReporter reporter, ExceptionReporter exceptions, StreamPool streams) {
             super(job, REDUCE, scheduler, merger, reporter, mock(ShuffleClientMetrics.class), exceptions, KEY,
-                    new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter)), tipc);
+                    new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter)), streams);
         }
 
         void copyFrom(MapHost host) throws IOException {

@@ -27,6 +27,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import static io.hadooptipc.shuffle.ShuffleWire.map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -39,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link TipcShuffleConnection} on the host: its TIPC streams are AF_UNIX socket pairs
  * answered by canned responses, its HTTP/TCP a loopback server. How each response is
- * classified, what falls back to HTTP/TCP and why, and the counters that say so.
+ * classified, what falls back to HTTP/TCP and why, when a stream is kept alive for the
+ * host's next fetch, and the counters that say so.
  */
 class TipcShuffleConnectionTest {
     private static final String REPLY_HASH = "tipc-and-tcp-agree";
@@ -50,6 +53,8 @@ class TipcShuffleConnectionTest {
     private final CountingReporter reporter = new CountingReporter();
     private final TransportRoutes auto = new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter));
     private final TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
+    private final StreamTransport viaTipc = (name, timeouts) -> this.tipc.open(name, timeouts);
+    private StreamPool streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 60_000);
     private StubHttpServer tcp;
     private SocketPairTransport tipc;
     private URL url;
@@ -71,10 +76,12 @@ class TipcShuffleConnectionTest {
     @BeforeEach
     void serveTcp() throws IOException {
         tcpAnswers(REPLY_HASH);
+        auto.onLeavingTipc(name -> streams.closeIdle(name));
     }
 
     @AfterEach
     void stop() throws IOException {
+        streams.close();
         tcp.close();
         if (tipc != null) {
             tipc.close();
@@ -264,20 +271,132 @@ class TipcShuffleConnectionTest {
         tipc = SocketPairTransport.answering(SocketPairTransport.silent());
         TipcShuffleConnection c = connection(auto);
         c.setReadTimeout(0); // only the disconnect can end the wait
-        FutureTask<Void> connect = new FutureTask<>(() -> {
-            c.connect();
-            return null;
-        });
-        Thread fetcher = new Thread(connect, "fetcher");
-        fetcher.setDaemon(true);
-        fetcher.start();
-        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); tipc.requests.isEmpty(); ) {
-            assertTrue(System.nanoTime() - deadline < 0, "the request reaches the server");
-            Thread.sleep(10);
-        }
+        FutureTask<Void> connect = connecting(c);
+        await("the request reaches the server", () -> !tipc.requests.isEmpty());
         c.disconnect(); // the stock Fetcher's interrupt() during shutDown()
         ExecutionException e = assertThrows(ExecutionException.class, () -> connect.get(10, TimeUnit.SECONDS));
         assertInstanceOf(IOException.class, e.getCause());
+        assertNoFallback();
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @Test
+    void aKeptAliveStreamCarriesTheHostsNextFetchesWithTheSignedUrlUnchanged() throws Exception {
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
+        for (int fetch = 1; fetch <= 3; fetch++) {
+            assertArrayEquals(body, readAll(connection(auto)), "fetch " + fetch);
+        }
+        assertEquals(1, tipc.opened.size(), "one stream for the three fetches");
+        assertEquals(3, tipc.requests.size());
+        for (var request : tipc.requests) {
+            assertEquals("GET " + url.getFile() + " HTTP/1.1", request.startLine(), "the URL the fetcher signed");
+            assertEquals("keep-alive", request.field("Connection"));
+        }
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_OPENED));
+        assertEquals(2, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertEquals(9, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertNoFallback();
+
+        streams.close(); // the reduce task's shuffle is over
+        await("closing the pool closes its idle stream", () -> tipc.closedByFetcher.get() == 1);
+    }
+
+    @Test
+    void aStreamIsReusedOnlyAfterABodyReadToItsEndThatTheServerKeepsAlive() throws Exception {
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
+        try (InputStream in = connection(auto).getInputStream()) {
+            assertEquals(100, in.readNBytes(100).length); // the fetcher stops early, e.g. its merger said WAIT
+        }
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(2, tipc.opened.size(), "a stream with unread response bytes on it is closed");
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        tipc.close();
+        streams.close(); // and with it the second stream, which was read to its end
+        streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 60_000);
+
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(ok(self))); // no keep-alive
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(2, tipc.opened.size(), "a stream the server did not keep alive is closed");
+        assertEquals(4, reporter.get(TipcShuffleCounter.STREAMS_OPENED));
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertNoFallback();
+    }
+
+    @Test
+    void aKeptAliveStreamTheServerClosedMeanwhileIsRetriedOnceOnANewStream() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(keptAlive(5))); // then closes
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertArrayEquals(body, readAll(connection(auto)));
+
+        assertEquals(2, tipc.opened.size());
+        assertEquals(2, tipc.requests.size(), "the second request reached the server on the new stream");
+        assertEquals(2, reporter.get(TipcShuffleCounter.STREAMS_OPENED));
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertEquals(6, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertNoFallback();
+        assertEquals(0, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @Test
+    void anIdleStreamIsClosedAfterOurIdleTimeoutOrTheServersShorterOne() throws Exception {
+        streams.close();
+        streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 200);
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        await("closed after 200 ms idle", () -> tipc.closedByFetcher.get() == 1);
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(2, tipc.opened.size());
+        tipc.close();
+
+        streams.close();
+        streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 60_000);
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(1)));
+        long start = System.nanoTime(); // before the release: a busy machine may stall this thread after it
+        assertArrayEquals(body, readAll(connection(auto)));
+        await("closed after the server's 1 s", () -> tipc.closedByFetcher.get() == 1);
+        long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(idle >= 1000, "closed " + idle + " ms after the fetch began");
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+    }
+
+    @Test
+    void aWithdrawnNameClosesTheHostsKeptAliveStreams() throws Exception {
+        auto.follow(new WatchedNames());
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(60))); // no expiry in the test
+        assertArrayEquals(body, readAll(connection(auto)));
+
+        auto.withdrawn(name());
+        await("the kept-alive stream is closed", () -> tipc.closedByFetcher.get() == 1);
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size());
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_WITHDRAWN));
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+    }
+
+    @Test
+    void aDisconnectFromAnotherThreadEndsAFetchOnAKeptAliveStreamWithoutARetry() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        tipc = SocketPairTransport.keepingAlive((request, socket) -> {
+            if (requests.incrementAndGet() == 1) {
+                SocketPairTransport.write(socket, keptAlive(5));
+            } else {
+                SocketPairTransport.silent().answer(request, socket);
+            }
+        });
+        TipcShuffleConnection first = connection(auto);
+        first.setReadTimeout(0); // only the disconnect can end the wait; a stream is reused with its timeouts
+        assertArrayEquals(body, readAll(first));
+        TipcShuffleConnection c = connection(auto);
+        c.setReadTimeout(0);
+        FutureTask<Void> connect = connecting(c);
+        await("the request reaches the server", () -> tipc.requests.size() == 2);
+        c.disconnect();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> connect.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, e.getCause());
+        assertEquals(1, tipc.opened.size(), "no new stream after the disconnect");
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
         assertNoFallback();
         assertEquals(0, tcp.requests.get());
     }
@@ -296,8 +415,33 @@ class TipcShuffleConnectionTest {
         return CannedResponse.of(200, server, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH), body);
     }
 
+    /** A 200 that keeps the stream open for {@code seconds} more, as our server does when asked. */
+    private byte[] keptAlive(int seconds) {
+        return CannedResponse.of(200, self, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH,
+                "Connection", "keep-alive", "Keep-Alive", "timeout=" + seconds), body);
+    }
+
+    /** Connects {@code c} in a thread of its own, the fetcher's, which the test then disconnects from its own. */
+    private static FutureTask<Void> connecting(TipcShuffleConnection c) {
+        FutureTask<Void> connect = new FutureTask<>(() -> {
+            c.connect();
+            return null;
+        });
+        Thread fetcher = new Thread(connect, "fetcher");
+        fetcher.setDaemon(true);
+        fetcher.start();
+        return connect;
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); !condition.getAsBoolean(); ) {
+            assertTrue(System.nanoTime() - deadline < 0, what);
+            Thread.sleep(10);
+        }
+    }
+
     private TipcShuffleConnection connection(TransportRoutes routes) {
-        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, tipc, new TransferCounters(reporter));
+        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, streams, new TransferCounters(reporter));
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, "the-url-hash");
         c.setReadTimeout(10_000);
         return c;

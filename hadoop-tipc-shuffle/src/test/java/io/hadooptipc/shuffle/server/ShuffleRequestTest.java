@@ -30,10 +30,11 @@ class ShuffleRequestTest {
         assertEquals(JOB, r.jobId());
         assertEquals(3, r.reduce());
         assertEquals(List.of(map(0), map(1)), r.mapIds());
-        assertTrue(r.keepAliveParam());
+        assertTrue(r.keepAliveAsked());
         assertEquals("hash", r.urlHash());
         assertEquals("10.0.0.1:13562", r.target());
-        assertFalse(ShuffleRequest.parse(ShuffleWire.request(ShuffleWire.uri(JOB, 0, map(0)), null, null)).keepAliveParam());
+        assertFalse(ShuffleRequest.parse(ShuffleWire.request(ShuffleWire.uri(JOB, 0, map(0)), null, null)).keepAliveAsked());
+        assertTrue(ShuffleRequest.parse(ShuffleWire.keepAliveRequest(ShuffleWire.uri(JOB, 0, map(0)), null, null)).keepAliveAsked());
     }
 
     @Test

@@ -121,6 +121,23 @@ class ShuffleResponderTest {
     }
 
     @Test
+    void connectionKeepAliveKeepsTheConnectionOfTheSameSignedUrl() throws Exception {
+        String uri = ShuffleWire.uri(JOB, 0, map(1));
+        String hash = ShuffleWire.urlHash(uri, PORT, key);
+        Captured closing = new Captured();
+        assertFalse(responder.respond(ShuffleWire.request(uri, hash, null), closing), "keep-alive is off by default");
+        assertEquals("close", ShuffleWire.parse(closing.bytes()).head().field("Connection"));
+
+        Captured kept = new Captured();
+        assertTrue(responder.respond(ShuffleWire.keepAliveRequest(uri, hash, null), kept));
+        ShuffleWire.Response r = ShuffleWire.parse(kept.bytes());
+        assertEquals(200, r.status());
+        assertEquals("keep-alive", r.head().field("Connection"));
+        assertEquals("timeout=5", r.head().field("Keep-Alive"), "stock's keep-alive timeout");
+        SecureShuffleUtils.verifyReply(r.head().field(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), hash, key);
+    }
+
+    @Test
     void missingHashGetsUnauthorizedAndNoMapBytes() throws Exception {
         assertRefused(ShuffleWire.request(ShuffleWire.uri(JOB, 0, map(0)), null, SELF), 401);
     }

@@ -1,0 +1,190 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A reduce task's TIPC streams to map hosts: each fetch takes a kept-alive one here or
+ * opens a new one, and gives back a stream that can carry another request. At most
+ * {@code maxIdlePerHost} wait per host (the stock scheduler gives a host to one fetcher at
+ * a time, so one is all a task reuses); an idle stream is closed after the idle timeout,
+ * or the server's shorter {@code Keep-Alive} timeout, when its host leaves TIPC, and when
+ * the pool closes. A stream keeps the timeouts it was opened with, so it is reused only
+ * by a fetch with the same ones.
+ */
+final class StreamPool implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamPool.class);
+
+    private record Idle(ShuffleStream stream, Timeouts timeouts, ScheduledFuture<?> expiry) {
+    }
+
+    private final StreamTransport transport;
+    private final TransferCounters counters;
+    private final int maxIdlePerHost;
+    private final long idleTimeoutMillis;
+    private final ScheduledThreadPoolExecutor expiries; // null when no stream is kept
+    private final Map<ShuffleServiceName, Deque<Idle>> idle = new HashMap<>(); // guarded by this
+    private final AtomicLong opened = new AtomicLong();
+    private final AtomicLong reused = new AtomicLong();
+    private boolean closed; // guarded by this
+
+    StreamPool(StreamTransport transport, TransferCounters counters, int maxIdlePerHost, long idleTimeoutMillis) {
+        if (maxIdlePerHost < 0 || idleTimeoutMillis <= 0) {
+            throw new IllegalArgumentException(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST + " must not be negative and "
+                    + TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS + " must be positive: " + maxIdlePerHost + ", "
+                    + idleTimeoutMillis);
+        }
+        this.transport = transport;
+        this.counters = counters;
+        this.maxIdlePerHost = maxIdlePerHost;
+        this.idleTimeoutMillis = idleTimeoutMillis;
+        if (maxIdlePerHost > 0) {
+            expiries = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "TIPC shuffle idle streams");
+                t.setDaemon(true);
+                return t;
+            });
+            expiries.setRemoveOnCancelPolicy(true);
+        } else {
+            expiries = null;
+        }
+    }
+
+    /** The pool as configured: no stream kept when reuse is off. */
+    static StreamPool of(Configuration conf, StreamTransport transport, TransferCounters counters) {
+        boolean reuse = conf.getBoolean(TipcShuffleConfig.REUSE_ENABLED, TipcShuffleConfig.DEFAULT_REUSE_ENABLED);
+        return new StreamPool(transport, counters,
+                reuse ? conf.getInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, TipcShuffleConfig.DEFAULT_REUSE_MAX_IDLE_PER_HOST) : 0,
+                conf.getLong(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS));
+    }
+
+    /** Whether fetches should ask servers to keep their streams alive. */
+    boolean keepsStreams() {
+        return maxIdlePerHost > 0;
+    }
+
+    /** The host's most recently used idle stream with these timeouts, or null. */
+    ShuffleStream reuse(ShuffleServiceName name, Timeouts timeouts) {
+        Idle found = null;
+        synchronized (this) {
+            Deque<Idle> streams = idle.get(name);
+            if (streams != null) {
+                for (Iterator<Idle> it = streams.descendingIterator(); it.hasNext(); ) {
+                    Idle i = it.next();
+                    if (i.timeouts.equals(timeouts)) {
+                        it.remove();
+                        found = i;
+                        break;
+                    }
+                }
+                if (streams.isEmpty()) {
+                    idle.remove(name);
+                }
+            }
+        }
+        if (found == null) {
+            return null;
+        }
+        found.expiry.cancel(false);
+        reused.incrementAndGet();
+        counters.streamReused();
+        return found.stream;
+    }
+
+    /** Connects a new stream to the host. */
+    ShuffleStream open(ShuffleServiceName name, Timeouts timeouts) throws IOException {
+        ShuffleStream stream = transport.open(name, timeouts);
+        opened.incrementAndGet();
+        counters.streamOpened();
+        return stream;
+    }
+
+    /**
+     * Takes back a stream ready for the host's next request, to be closed after
+     * {@code serverKeepAliveMillis} or the idle timeout, whichever is shorter; closes it
+     * when the host has enough idle streams already.
+     */
+    void release(ShuffleServiceName name, Timeouts timeouts, ShuffleStream stream, long serverKeepAliveMillis) {
+        synchronized (this) {
+            Deque<Idle> streams = idle.get(name);
+            if (!closed && (streams == null ? 0 : streams.size()) < maxIdlePerHost) {
+                long after = Math.min(idleTimeoutMillis, serverKeepAliveMillis);
+                idle.computeIfAbsent(name, n -> new ArrayDeque<>()).addLast(new Idle(stream, timeouts,
+                        expiries.schedule(() -> expire(name, stream), after, TimeUnit.MILLISECONDS)));
+                return;
+            }
+        }
+        close(stream);
+    }
+
+    /** Closes the host's idle streams: it left TIPC. */
+    void closeIdle(ShuffleServiceName name) {
+        Deque<Idle> streams;
+        synchronized (this) {
+            streams = idle.remove(name);
+        }
+        if (streams != null) {
+            streams.forEach(i -> {
+                i.expiry.cancel(false);
+                close(i.stream);
+            });
+        }
+    }
+
+    /** Closes every idle stream and keeps none from now on; logs what the pool did. */
+    @Override
+    public void close() {
+        List<Idle> all = new ArrayList<>();
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            idle.values().forEach(all::addAll);
+            idle.clear();
+        }
+        if (expiries != null) {
+            expiries.shutdownNow();
+        }
+        all.forEach(i -> close(i.stream));
+        LOG.info("TIPC shuffle streams: {} opened, {} requests sent on kept-alive ones", opened.get(), reused.get());
+    }
+
+    private void expire(ShuffleServiceName name, ShuffleStream stream) {
+        synchronized (this) {
+            Deque<Idle> streams = idle.get(name);
+            if (streams == null || !streams.removeIf(i -> i.stream == stream)) {
+                return; // reused meanwhile
+            }
+            if (streams.isEmpty()) {
+                idle.remove(name);
+            }
+        }
+        close(stream);
+    }
+
+    private static void close(ShuffleStream stream) {
+        try {
+            stream.close();
+        } catch (IOException e) {
+            LOG.debug("closing {}", stream, e);
+        }
+    }
+}
