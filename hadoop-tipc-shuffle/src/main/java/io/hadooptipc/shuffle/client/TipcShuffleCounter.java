@@ -8,7 +8,8 @@ package io.hadooptipc.shuffle.client;
  * that reason; ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a
  * withdrawn name), ROUTES_BACK_TO_TIPC those switched back when their name was published
  * again, TIPC_PEERS_LOST the nodes to which every TIPC link went down; ENCRYPTED_SHUFFLE_TASKS counts reduce tasks that left the whole
- * shuffle to the stock HTTPS fetchers.
+ * shuffle to the stock HTTPS fetchers (encrypted shuffle required, TIPC links not declared
+ * encrypted).
  */
 public enum TipcShuffleCounter {
     TIPC_BYTES,

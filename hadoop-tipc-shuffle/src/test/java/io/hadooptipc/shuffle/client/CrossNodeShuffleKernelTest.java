@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.URL;
 import java.nio.ByteBuffer;
@@ -150,7 +151,8 @@ class CrossNodeShuffleKernelTest {
         URL url = new URL("http", SERVER_IP, port, uri);
         TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
         TipcShuffleConnection c = new TipcShuffleConnection(url, routes,
-                new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter));
+                new TipcStreamTransport(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), new TransferCounters(reporter),
+                u -> (HttpURLConnection) u.openConnection());
         String hash = ShuffleWire.urlHash(uri, port, outputs.key);
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);

@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.ShuffleWire;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.TipcAvailability;
 import org.apache.hadoop.io.Text;
@@ -48,7 +49,8 @@ import static org.mockito.Mockito.when;
  * The stock {@code Fetcher}'s own fetch loop, as a {@link TipcFetcher} runs it, over a
  * socket pair standing in for TIPC, with Hadoop's real {@link ShuffleSchedulerImpl}:
  * what each response over TIPC leads to in stock terms (back-off, failed copy,
- * delivered map outputs), and that none of them is a fallback.
+ * delivered map outputs), and that none of them is a fallback. With encrypted shuffle
+ * on links declared encrypted: TIPC where published, the stock HTTPS connection elsewhere.
  */
 class TipcFetcherTest {
     private static final TaskAttemptID REDUCE = TaskAttemptID.forName("attempt_1700000000000_0001_r_000000_0");
@@ -114,34 +116,84 @@ class TipcFetcherTest {
 
     @Test
     void a200OverTipcHandsEveryMapOutputToTheMerger() throws Exception {
-        tipc = SocketPairTransport.answering((request, socket) -> {
-            String reply = SecureShuffleUtils.generateHash(
-                    request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
-            SocketPairTransport.write(socket, CannedResponse.of(200, self,
-                    Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply), ShuffleWire.body(0, OUTPUTS)));
-        });
+        tipc = SocketPairTransport.answering(okOverTipc(self));
         fetchOnce();
 
-        for (int m = 0; m < OUTPUTS.length; m++) {
-            assertArrayEquals(OUTPUTS[m], merged.get(TaskAttemptID.forName(map(m))), "map " + m);
-        }
-        assertEquals(OUTPUTS.length, counter("shuffled maps").getValue());
+        assertAllMerged();
         assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
         assertNoFallback();
         assertEquals(List.of(), reported);
     }
 
+    @Test
+    void withEncryptedShuffleOnLinksDeclaredEncryptedAPublishingHostOfAnHttpsUrlIsFetchedOverTipc() throws Exception {
+        HttpsShuffleServer.configure(job);
+        job.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
+        try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
+            tipc = SocketPairTransport.answering(okOverTipc(
+                    ShuffleServiceName.of(InetAddress.getLoopbackAddress(), https.port()).toString()));
+            HttpsShuffleServer.withClientConf(() -> fetch("https", https.port()));
+
+            assertEquals(1, tipc.opened.size(), "one request over TIPC");
+            assertEquals(0, https.requests.get(), "none over HTTPS");
+            assertAllMerged();
+            assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+            assertNoFallback();
+        }
+    }
+
+    @Test
+    void withEncryptedShuffleAHostThatDoesNotPublishIsFetchedOverHttpsWithTheJobsSslSettings() throws Exception {
+        HttpsShuffleServer.configure(job);
+        job.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
+        try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
+            tipc = SocketPairTransport.refusing(new ServiceNotPublishedException(
+                    ShuffleServiceName.of(InetAddress.getLoopbackAddress(), https.port()), null));
+            HttpsShuffleServer.withClientConf(() -> fetch("https", https.port()));
+
+            assertEquals(List.of(), reported);
+            assertEquals(0, ioErrors(), "the job's trust store let the fetcher reach the HTTPS server");
+            assertEquals(1, https.requests.get(), "one request over HTTPS");
+            assertAllMerged();
+            assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+            assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_NOT_PUBLISHED));
+        }
+    }
+
+    /** A peer that answers 200 as {@code server}, with every map output and the ReplyHash of the request's hash. */
+    private static SocketPairTransport.Peer okOverTipc(String server) {
+        return (request, socket) -> {
+            String reply = SecureShuffleUtils.generateHash(
+                    request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
+            SocketPairTransport.write(socket, CannedResponse.of(200, server,
+                    Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply), ShuffleWire.body(0, OUTPUTS)));
+        };
+    }
+
+    private void assertAllMerged() {
+        for (int m = 0; m < OUTPUTS.length; m++) {
+            assertArrayEquals(OUTPUTS[m], merged.get(TaskAttemptID.forName(map(m))), "map " + m);
+        }
+        assertEquals(OUTPUTS.length, counter("shuffled maps").getValue());
+    }
+
     /** One turn of the stock fetch loop for a host with every map output: what {@code Fetcher.run} does with it. */
     private MapHost fetchOnce() throws Exception {
-        String baseUrl = "http://127.0.0.1:" + tcp.port() + "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=";
+        MapHost host = fetch("http", tcp.port());
+        assertEquals(1, tipc.opened.size(), "one request over TIPC");
+        assertEquals(0, tcp.requests.get(), "none over HTTP/TCP");
+        return host;
+    }
+
+    /** {@link #fetchOnce} from a host whose URLs have {@code scheme} and {@code port}, however the fetch goes. */
+    private MapHost fetch(String scheme, int port) throws Exception {
+        String baseUrl = scheme + "://127.0.0.1:" + port + "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=";
         for (int m = 0; m < OUTPUTS.length; m++) {
-            scheduler.addKnownMapOutput("127.0.0.1:" + tcp.port(), baseUrl, TaskAttemptID.forName(map(m)));
+            scheduler.addKnownMapOutput("127.0.0.1:" + port, baseUrl, TaskAttemptID.forName(map(m)));
         }
         MapHost host = scheduler.getHost();
         new OneHostFetcher(job, scheduler, merger(), reporter, reported::add, tipc).copyFrom(host);
         scheduler.freeHost(host);
-        assertEquals(1, tipc.opened.size(), "one request over TIPC");
-        assertEquals(0, tcp.requests.get(), "none over HTTP/TCP");
         return host;
     }
 
