@@ -40,6 +40,15 @@ public final class TipcShuffleConfig {
     public static final String MAX_QUEUED_REQUESTS = "mapreduce.shuffle.tipc.max-queued-requests";
     public static final int DEFAULT_MAX_QUEUED_REQUESTS = 256;
 
+    /**
+     * Both sides: the operator declares that the kernel encrypts every TIPC link between the nodes
+     * ({@code tipc node set key} on every node, TIPC's AEAD). Only then does TIPC carry map output
+     * where {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle. The kernel does not
+     * let userspace read whether a key is set, so nothing verifies the declaration.
+     */
+    public static final String LINKS_ENCRYPTED = "mapreduce.shuffle.tipc.links.encrypted";
+    public static final boolean DEFAULT_LINKS_ENCRYPTED = false;
+
     /** Job: {@code auto}, {@code tipc} or {@code tcp}; see {@link Transport}. */
     public static final String TRANSPORT = "mapreduce.shuffle.tipc.transport";
     public static final Transport DEFAULT_TRANSPORT = Transport.AUTO;
@@ -101,17 +110,34 @@ public final class TipcShuffleConfig {
 
     /**
      * Why a NodeManager with this configuration must not serve map output over TIPC, or null if it may.
-     * TIPC carries no TLS, so a NodeManager that requires encrypted shuffle serves HTTPS only.
      */
     public static String whyNotServed(Configuration conf) {
         if (!conf.getBoolean(SERVER_ENABLED, DEFAULT_SERVER_ENABLED)) {
             return "disabled by " + SERVER_ENABLED;
         }
-        if (conf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT)) {
-            return MRConfig.SHUFFLE_SSL_ENABLED_KEY + " requires encrypted shuffle, and TIPC carries no TLS: "
-                    + "map output is served over HTTPS only";
+        String unencrypted = whyUnencrypted(conf);
+        return unencrypted == null ? null : unencrypted + ": map output is served over HTTPS only";
+    }
+
+    /**
+     * Why TIPC must not carry this configuration's shuffle, or null if it may: encrypted shuffle is
+     * required ({@code mapreduce.shuffle.ssl.enabled}), TIPC carries no TLS, and the links are not
+     * declared encrypted by the kernel ({@link #LINKS_ENCRYPTED}).
+     */
+    public static String whyUnencrypted(Configuration conf) {
+        if (!encryptionRequired(conf) || linksEncrypted(conf)) {
+            return null;
         }
-        return null;
+        return MRConfig.SHUFFLE_SSL_ENABLED_KEY + " requires encrypted shuffle, TIPC carries no TLS, and "
+                + LINKS_ENCRYPTED + " does not declare the TIPC links encrypted by the kernel";
+    }
+
+    public static boolean encryptionRequired(Configuration conf) {
+        return conf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT);
+    }
+
+    public static boolean linksEncrypted(Configuration conf) {
+        return conf.getBoolean(LINKS_ENCRYPTED, DEFAULT_LINKS_ENCRYPTED);
     }
 
     public static int serviceType(Configuration conf) {

@@ -20,6 +20,8 @@ class TipcShuffleConfigTest {
         assertEquals(TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES, shipped.getInt(TipcShuffleConfig.MAX_REQUEST_HEAD_BYTES, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS, shipped.getInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_MAX_QUEUED_REQUESTS, shipped.getInt(TipcShuffleConfig.MAX_QUEUED_REQUESTS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED,
+                shipped.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, !TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED));
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
         assertEquals(TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
@@ -32,7 +34,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(11, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(12, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test
@@ -48,12 +50,17 @@ class TipcShuffleConfigTest {
     }
 
     @Test
-    void aNodeManagerThatRequiresEncryptedShuffleNeverServesOverTipc() {
+    void encryptedShuffleGoesOverTipcOnlyOnLinksDeclaredEncryptedByTheKernel() {
         Configuration conf = new Configuration(false);
         assertNull(TipcShuffleConfig.whyNotServed(conf));
+        assertNull(TipcShuffleConfig.whyUnencrypted(conf));
         conf.setBoolean("mapreduce.shuffle.ssl.enabled", true);
-        assertTrue(TipcShuffleConfig.whyNotServed(conf).contains("HTTPS only"), TipcShuffleConfig.whyNotServed(conf));
-        conf.setBoolean("mapreduce.shuffle.ssl.enabled", false);
+        String refusal = TipcShuffleConfig.whyNotServed(conf);
+        assertTrue(refusal.contains("HTTPS only") && refusal.contains(TipcShuffleConfig.LINKS_ENCRYPTED), refusal);
+        assertTrue(TipcShuffleConfig.whyUnencrypted(conf).contains("mapreduce.shuffle.ssl.enabled"));
+        conf.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
+        assertNull(TipcShuffleConfig.whyNotServed(conf), "links declared encrypted: served over TIPC");
+        assertNull(TipcShuffleConfig.whyUnencrypted(conf), "links declared encrypted: fetched over TIPC");
         conf.setBoolean(TipcShuffleConfig.SERVER_ENABLED, false);
         assertTrue(TipcShuffleConfig.whyNotServed(conf).contains(TipcShuffleConfig.SERVER_ENABLED));
     }

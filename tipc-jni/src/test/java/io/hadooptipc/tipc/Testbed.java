@@ -143,14 +143,19 @@ public final class Testbed {
      */
     public static void awaitPublished(String name, TipcServiceAddress service, Duration timeout) throws Exception {
         on(name, () -> {
-            try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
-                topology.subscribe(TipcServiceRange.of(service), TipcTopologyChannel.Mode.FIRST_AND_LAST, timeout);
-                TipcTopologyEvent e = topology.receive();
-                if (e.kind() != TipcTopologyEvent.Kind.PUBLISHED) {
-                    throw new AssertionError(service + " was not published within " + timeout + " (" + e.kind() + ")");
-                }
-                return null;
-            }
+            awaitPublished(service, timeout);
+            return null;
         });
+    }
+
+    /** {@link #awaitPublished(String, TipcServiceAddress, Duration)} in this thread's own namespace (a machine's node). */
+    public static void awaitPublished(TipcServiceAddress service, Duration timeout) throws IOException {
+        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+            topology.subscribe(TipcServiceRange.of(service), TipcTopologyChannel.Mode.FIRST_AND_LAST, timeout);
+            TipcTopologyEvent e = topology.receive();
+            if (e.kind() != TipcTopologyEvent.Kind.PUBLISHED) {
+                throw new AssertionError(service + " was not published within " + timeout + " (" + e.kind() + ")");
+            }
+        }
     }
 }

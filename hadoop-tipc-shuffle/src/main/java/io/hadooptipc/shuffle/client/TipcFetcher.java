@@ -10,6 +10,8 @@ import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 
 import javax.crypto.SecretKey;
+import java.io.IOException;
+import java.net.HttpURLConnection;
 import java.net.URL;
 
 /**
@@ -17,7 +19,8 @@ import java.net.URL;
  * {@link TipcShuffleConnection}. The fetch loop, hash checks, penalties, retries and
  * memory reservation are Hadoop's own; overriding only {@code openConnection} is also
  * what keeps one source for Hadoop 3.4 (Fetcher extends Thread) and 3.5 (extends
- * SubjectInheritingThread).
+ * SubjectInheritingThread). Where a fetch goes over HTTP/TCP it takes the stock
+ * connection, so with encrypted shuffle on it is the stock HTTPS connection.
  */
 public class TipcFetcher<K, V> extends Fetcher<K, V> {
     private final TransportRoutes routes;
@@ -35,6 +38,20 @@ public class TipcFetcher<K, V> extends Fetcher<K, V> {
 
     @Override
     protected synchronized void openConnection(URL url) {
-        connection = new TipcShuffleConnection(url, routes, streams, counters);
+        connection = new TipcShuffleConnection(url, routes, streams, counters, this::stockConnection);
+    }
+
+    /**
+     * The connection the stock fetcher opens for {@code url} (for an https URL, with the job's SSL
+     * socket factory and host name verifier), while ours stays the one the fetch loop drives.
+     */
+    private synchronized HttpURLConnection stockConnection(URL url) throws IOException {
+        HttpURLConnection ours = connection;
+        try {
+            super.openConnection(url);
+            return connection;
+        } finally {
+            connection = ours;
+        }
     }
 }

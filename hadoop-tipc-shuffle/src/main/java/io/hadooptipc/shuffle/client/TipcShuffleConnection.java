@@ -20,22 +20,27 @@ import java.util.Objects;
  * {@link TipcAttempt} decides when the fetch goes over HTTP/TCP instead; after the
  * response head, the body continues over a second, HTTP/TCP request for the same URL,
  * from the byte where TIPC stopped, once its {@code ReplyHash} matches (the stock
- * handler sends the same bytes for the same request).
+ * handler sends the same bytes for the same request). Over HTTP/TCP it is the stock
+ * fetcher's own connection ({@link StockConnections}): HTTPS with the job's SSL settings
+ * when encrypted shuffle is on.
  */
 final class TipcShuffleConnection extends HttpURLConnection {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleConnection.class);
 
     private final TipcAttempt tipc;
     private final TransferCounters counters;
+    private final StockConnections stock;
     private Map<String, List<String>> requestFields;
     private StreamExchange exchange;
     private HttpURLConnection tcp;
     private TransferBody body;
 
-    TipcShuffleConnection(URL url, TransportRoutes routes, StreamPool streams, TransferCounters counters) {
+    TipcShuffleConnection(URL url, TransportRoutes routes, StreamPool streams, TransferCounters counters,
+                          StockConnections stock) {
         super(url);
         this.tipc = new TipcAttempt(url, routes, streams, counters);
         this.counters = counters;
+        this.stock = stock;
     }
 
     @Override
@@ -136,7 +141,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
     }
 
     private HttpURLConnection openTcp() throws IOException {
-        HttpURLConnection c = (HttpURLConnection) url.openConnection();
+        HttpURLConnection c = stock.open(url);
         c.setConnectTimeout(getConnectTimeout());
         c.setReadTimeout(getReadTimeout());
         requestFields.forEach((field, values) -> values.forEach(v -> c.addRequestProperty(field, v)));

@@ -8,7 +8,6 @@ import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapred.ShuffleConsumerPlugin;
 import org.apache.hadoop.mapred.Task;
 import org.apache.hadoop.mapred.TaskStatus;
-import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.task.reduce.ExceptionReporter;
@@ -32,8 +31,9 @@ import java.util.Map;
  * The reduce side: set {@code mapreduce.job.reduce.shuffle.consumer.plugin.class} to
  * this class. It is the stock {@code Shuffle} plugin built from the stock parts (the
  * scheduler, merge manager, event fetcher, local fetcher), with {@link TipcFetcher}s
- * for remote map hosts. With encrypted shuffle on it uses the stock HTTPS fetchers,
- * since TIPC carries no TLS.
+ * for remote map hosts. With encrypted shuffle on, TIPC carries no TLS: it uses the
+ * stock HTTPS fetchers, unless the TIPC links are declared encrypted by the kernel
+ * ({@link TipcShuffleConfig#LINKS_ENCRYPTED}); then TIPC where published, HTTPS elsewhere.
  */
 public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, ExceptionReporter {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleConsumer.class);
@@ -154,13 +154,18 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             return fetchers;
         }
         int count = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
-        if (jobConf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT)) {
-            LOG.info("Encrypted shuffle is on and TIPC carries no TLS: fetching over stock HTTPS");
+        String unencrypted = TipcShuffleConfig.whyUnencrypted(jobConf);
+        if (unencrypted != null) {
+            LOG.info("{}: fetching over stock HTTPS", unencrypted);
             reporter.incrCounter(TipcShuffleCounter.ENCRYPTED_SHUFFLE_TASKS, 1);
             for (int i = 0; i < count; i++) {
                 fetchers.add(new Fetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey));
             }
             return fetchers;
+        }
+        if (TipcShuffleConfig.encryptionRequired(jobConf)) {
+            LOG.info("Encrypted shuffle: over TIPC from hosts that publish it ({} declares the links encrypted by the"
+                    + " kernel), stock HTTPS from the others", TipcShuffleConfig.LINKS_ENCRYPTED);
         }
         TransferCounters counters = new TransferCounters(reporter);
         routes = TransportRoutes.start(jobConf, counters);

@@ -9,7 +9,8 @@ package io.hadooptipc.shuffle.client;
  * withdrawn name), ROUTES_BACK_TO_TIPC those switched back when their name was published
  * again, TIPC_PEERS_LOST the nodes to which every TIPC link went down; STREAMS_OPENED counts
  * TIPC streams connected, STREAMS_REUSED requests sent on a kept-alive one; ENCRYPTED_SHUFFLE_TASKS
- * counts reduce tasks that left the whole shuffle to the stock HTTPS fetchers.
+ * counts reduce tasks that left the whole shuffle to the stock HTTPS fetchers (encrypted shuffle
+ * required, TIPC links not declared encrypted).
  */
 public enum TipcShuffleCounter {
     TIPC_BYTES,

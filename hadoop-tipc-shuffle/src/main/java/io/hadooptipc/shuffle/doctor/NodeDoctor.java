@@ -15,9 +15,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Examines this node, in the order a fix has to happen: the native library, AF_TIPC,
- * the configured service type, node identity, bearers, links to other nodes, and the
- * shuffle names in the name table. A check that cannot run because an earlier one
- * failed is skipped, not failed again.
+ * the configured service type, whether it serves over TIPC and under which encryption,
+ * node identity, bearers, links to other nodes, and the shuffle names in the name table.
+ * A check that cannot run because an earlier one failed is skipped, not failed again.
  */
 public final class NodeDoctor {
     private static final String NEEDS_TIPC = "needs AF_TIPC (see af-tipc)";
@@ -47,6 +47,7 @@ public final class NodeDoctor {
         int ownNode = socket(checks);
         Integer serviceType = serviceType(checks);
         checks.add(serving());
+        checks.add(EncryptionCheck.of(conf, ownNode >= 0, EncryptionCheck.CRYPTO_SYSCTL));
         if (ownNode < 0) {
             for (String name : List.of("node-identity", BearerCheck.NAME, "links", PublishedNames.OWN,
                     PublishedNames.PEERS)) {
@@ -94,13 +95,12 @@ public final class NodeDoctor {
         };
     }
 
-    /** Whether this configuration lets the NodeManager serve over TIPC at all. */
+    /** Whether the NodeManager is configured to serve over TIPC at all (encryption: {@link EncryptionCheck}). */
     private Check serving() {
-        String notServed = TipcShuffleConfig.whyNotServed(conf);
-        return notServed == null ? Check.ok("serving", TipcShuffleConfig.SERVER_ENABLED + " and no encrypted shuffle required")
-                : new Check("serving", Check.Status.FAIL, notServed,
-                "this NodeManager serves HTTP/TCP only; to use TIPC, set " + TipcShuffleConfig.SERVER_ENABLED
-                        + " = true and do not require encrypted shuffle on nodes whose shuffle crosses untrusted links");
+        return conf.getBoolean(TipcShuffleConfig.SERVER_ENABLED, TipcShuffleConfig.DEFAULT_SERVER_ENABLED)
+                ? Check.ok("serving", TipcShuffleConfig.SERVER_ENABLED + " = true")
+                : new Check("serving", Check.Status.FAIL, "disabled by " + TipcShuffleConfig.SERVER_ENABLED,
+                "this NodeManager serves HTTP/TCP only; to use TIPC, set " + TipcShuffleConfig.SERVER_ENABLED + " = true");
     }
 
     private Integer serviceType(List<Check> checks) {

@@ -94,6 +94,11 @@ public class TipcShuffleHandler extends ShuffleHandler {
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
+        if (TipcShuffleConfig.encryptionRequired(conf)) {
+            LOG.warn("Encrypted shuffle is required and map output goes over TIPC unencrypted by TLS: {} declares"
+                    + " every TIPC link encrypted by the kernel (tipc node set key on every node), which the kernel"
+                    + " does not let this handler verify", TipcShuffleConfig.LINKS_ENCRYPTED);
+        }
         return server;
     }
 

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.net.HttpURLConnection;
 import java.net.URL;
 import java.util.List;
 
@@ -87,7 +88,8 @@ public final class FetchCost {
     /** A connection for {@code uri} on the server, with the headers the stock fetcher sets and a 60 s read timeout. */
     static TipcShuffleConnection connection(String serverIp, int port, String uri, SecretKey key, TransportRoutes routes,
                                             StreamPool streams, TransferCounters counters) throws IOException {
-        TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", serverIp, port, uri), routes, streams, counters);
+        TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", serverIp, port, uri), routes, streams, counters,
+                u -> (HttpURLConnection) u.openConnection());
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, ShuffleWire.urlHash(uri, port, key));
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);

@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.ShuffleWire;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.TipcAvailability;
 import org.apache.hadoop.io.Text;
@@ -51,7 +52,9 @@ import static org.mockito.Mockito.when;
  * socket pair standing in for TIPC, with Hadoop's real {@link ShuffleSchedulerImpl}:
  * what each response over TIPC leads to in stock terms (back-off, failed copy,
  * delivered map outputs), that none of them is a fallback, and that the loop reads a
- * response exactly to its end, so that its stream carries the host's next fetch.
+ * response exactly to its end, so that its stream carries the host's next fetch. With
+ * encrypted shuffle on links declared encrypted: TIPC where published, the stock HTTPS
+ * connection elsewhere.
  */
 class TipcFetcherTest {
     private static final TaskAttemptID REDUCE = TaskAttemptID.forName("attempt_1700000000000_0001_r_000000_0");
@@ -151,6 +154,41 @@ class TipcFetcherTest {
         assertEquals(List.of(), reported);
     }
 
+    @Test
+    void withEncryptedShuffleOnLinksDeclaredEncryptedAPublishingHostOfAnHttpsUrlIsFetchedOverTipc() throws Exception {
+        HttpsShuffleServer.configure(job);
+        job.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
+        try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
+            tipc = SocketPairTransport.answering(servingRequestedMaps(
+                    ShuffleServiceName.of(InetAddress.getLoopbackAddress(), https.port()).toString(), false));
+            HttpsShuffleServer.withClientConf(() -> fetchAll("https", https.port()));
+
+            assertEquals(1, tipc.opened.size(), "one request over TIPC");
+            assertEquals(0, https.requests.get(), "none over HTTPS");
+            assertAllMerged();
+            assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+            assertNoFallback();
+        }
+    }
+
+    @Test
+    void withEncryptedShuffleAHostThatDoesNotPublishIsFetchedOverHttpsWithTheJobsSslSettings() throws Exception {
+        HttpsShuffleServer.configure(job);
+        job.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
+        try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
+            tipc = SocketPairTransport.refusing(new ServiceNotPublishedException(
+                    ShuffleServiceName.of(InetAddress.getLoopbackAddress(), https.port()), null));
+            HttpsShuffleServer.withClientConf(() -> fetchAll("https", https.port()));
+
+            assertEquals(List.of(), reported);
+            assertEquals(0, ioErrors(), "the job's trust store let the fetcher reach the HTTPS server");
+            assertEquals(1, https.requests.get(), "one request over HTTPS");
+            assertAllMerged();
+            assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+            assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_NOT_PUBLISHED));
+        }
+    }
+
     /** One turn of the stock fetch loop for a host with every map output: what {@code Fetcher.run} does with it. */
     private MapHost fetchOnce() throws Exception {
         known(IntStream.range(0, OUTPUTS.length).toArray());
@@ -162,10 +200,28 @@ class TipcFetcherTest {
 
     /** The scheduler learns that these maps' outputs are on the host. */
     private void known(int... maps) {
-        String baseUrl = "http://127.0.0.1:" + tcp.port() + "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=";
+        known("http", tcp.port(), maps);
+    }
+
+    /** The same for a host whose URLs have {@code scheme} and {@code port}, however the fetch goes. */
+    private void known(String scheme, int port, int... maps) {
+        String baseUrl = scheme + "://127.0.0.1:" + port + "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=";
         for (int m : maps) {
-            scheduler.addKnownMapOutput("127.0.0.1:" + tcp.port(), baseUrl, TaskAttemptID.forName(map(m)));
+            scheduler.addKnownMapOutput("127.0.0.1:" + port, baseUrl, TaskAttemptID.forName(map(m)));
         }
+    }
+
+    /** One turn of the fetch loop for a host of {@code scheme} and {@code port} with every map output. */
+    private MapHost fetchAll(String scheme, int port) throws Exception {
+        known(scheme, port, IntStream.range(0, OUTPUTS.length).toArray());
+        return turn();
+    }
+
+    private void assertAllMerged() {
+        for (int m = 0; m < OUTPUTS.length; m++) {
+            assertArrayEquals(OUTPUTS[m], merged.get(TaskAttemptID.forName(map(m))), "map " + m);
+        }
+        assertEquals(OUTPUTS.length, counter("shuffled maps").getValue());
     }
 
     /** A fetcher takes the next host from the scheduler, fetches what it has, and frees it. */
@@ -178,6 +234,11 @@ class TipcFetcherTest {
 
     /** A server's answer with the maps the request names, signed with the job's key. */
     private SocketPairTransport.Peer servingRequestedMaps(boolean keepAlive) {
+        return servingRequestedMaps(self, keepAlive);
+    }
+
+    /** The same, answered as {@code server}. */
+    private SocketPairTransport.Peer servingRequestedMaps(String server, boolean keepAlive) {
         return (request, socket) -> {
             String uri = request.startLine().split(" ")[1];
             Map<String, byte[]> outputs = new LinkedHashMap<>();
@@ -189,7 +250,7 @@ class TipcFetcherTest {
             Map<String, String> fields = keepAlive
                     ? Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply, "Connection", "keep-alive")
                     : Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply);
-            SocketPairTransport.write(socket, CannedResponse.of(200, self, fields, ShuffleWire.body(0, outputs)));
+            SocketPairTransport.write(socket, CannedResponse.of(200, server, fields, ShuffleWire.body(0, outputs)));
         };
     }
 

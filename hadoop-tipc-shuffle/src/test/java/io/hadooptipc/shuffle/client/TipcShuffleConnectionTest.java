@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.net.URL;
@@ -441,7 +442,8 @@ class TipcShuffleConnectionTest {
     }
 
     private TipcShuffleConnection connection(TransportRoutes routes) {
-        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, streams, new TransferCounters(reporter));
+        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, streams, new TransferCounters(reporter),
+                u -> (HttpURLConnection) u.openConnection());
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, "the-url-hash");
         c.setReadTimeout(10_000);
         return c;

@@ -2,11 +2,15 @@ package io.hadooptipc.shuffle.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -49,7 +53,7 @@ class DoctorTest {
         }
         assertEquals("FAIL", af.get("status").asText());
         assertTrue(af.get("finding").asText().contains("EAFNOSUPPORT"), af.toString());
-        assertEquals(9, report.get("checks").size());
+        assertEquals(10, report.get("checks").size());
     }
 
     @Test
@@ -61,18 +65,44 @@ class DoctorTest {
 
     @Test
     void aBadServiceTypeFailsWithTheKey() {
-        Check.Status status = new NodeDoctor(conf("mapreduce.shuffle.tipc.service.type", "42"), BearerCheck.COMMAND,
-                () -> false).examine().checks().stream().filter(c -> c.name().equals("service-type"))
-                .findFirst().orElseThrow().status();
-        assertEquals(Check.Status.FAIL, status);
+        assertEquals(Check.Status.FAIL, check(conf("mapreduce.shuffle.tipc.service.type", "42"), "service-type").status());
     }
 
     @Test
-    void aNodeManagerThatRequiresEncryptedShuffleCannotCarryTheTipcShuffle() {
-        Check serving = new NodeDoctor(conf("mapreduce.shuffle.ssl.enabled", "true"), BearerCheck.COMMAND,
-                () -> false).examine().checks().stream().filter(c -> c.name().equals("serving")).findFirst().orElseThrow();
-        assertEquals(Check.Status.FAIL, serving.status());
-        assertTrue(serving.finding().contains("mapreduce.shuffle.ssl.enabled"), serving.finding());
+    void aNodeManagerThatRequiresEncryptedShuffleOnLinksNotDeclaredEncryptedCannotCarryTheTipcShuffle() {
+        Check encryption = check(conf("mapreduce.shuffle.ssl.enabled", "true"), "encryption");
+        assertEquals(Check.Status.FAIL, encryption.status());
+        assertTrue(encryption.finding().contains("mapreduce.shuffle.ssl.enabled")
+                && encryption.finding().contains("HTTPS only"), encryption.finding());
+        assertTrue(encryption.fix().contains("tipc node set key")
+                && encryption.fix().contains("mapreduce.shuffle.tipc.links.encrypted = true"), encryption.fix());
+        assertEquals(Check.Status.OK, check(conf("mapreduce.shuffle.ssl.enabled", "true"), "serving").status(),
+                "serving is about mapreduce.shuffle.tipc.enabled only");
+    }
+
+    @Test
+    void encryptionSaysWhatIsDeclaredAndThatTheKernelCannotConfirmAKey(@TempDir Path dir) throws Exception {
+        Configuration declared = conf("mapreduce.shuffle.ssl.enabled", "true");
+        declared.setBoolean("mapreduce.shuffle.tipc.links.encrypted", true);
+        Path sysctl = Files.createFile(dir.resolve("max_tfms"));
+
+        Check unverified = EncryptionCheck.of(declared, true, sysctl);
+        assertEquals(Check.Status.WARN, unverified.status());
+        assertTrue(unverified.finding().contains("unverified") && unverified.finding().contains("mapreduce.shuffle.tipc.links.encrypted"),
+                unverified.finding());
+        Check noCrypto = EncryptionCheck.of(declared, true, dir.resolve("absent"));
+        assertEquals(Check.Status.WARN, noCrypto.status());
+        assertTrue(noCrypto.finding().contains("CONFIG_TIPC_CRYPTO"), noCrypto.finding());
+        assertEquals(Check.Status.SKIP, EncryptionCheck.of(declared, false, sysctl).status());
+        Check notRequired = EncryptionCheck.of(new Configuration(false), true, sysctl);
+        assertEquals(Check.Status.OK, notRequired.status());
+        assertTrue(notRequired.finding().contains("no encrypted shuffle required"), notRequired.finding());
+        assertEquals(Check.Status.FAIL, check(conf("mapreduce.shuffle.tipc.enabled", "false"), "serving").status());
+    }
+
+    private static Check check(Configuration conf, String name) {
+        return new NodeDoctor(conf, BearerCheck.COMMAND, () -> false).examine().checks().stream()
+                .filter(c -> c.name().equals(name)).findFirst().orElseThrow();
     }
 
     @Test
@@ -84,8 +114,8 @@ class DoctorTest {
         assertTrue(parsed.get("ready").asBoolean());
     }
 
-    private static org.apache.hadoop.conf.Configuration conf(String key, String value) {
-        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+    private static Configuration conf(String key, String value) {
+        Configuration conf = new Configuration(false);
         conf.set(key, value);
         return conf;
     }
