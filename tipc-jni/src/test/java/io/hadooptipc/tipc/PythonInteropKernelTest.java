@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 @Tag("tipc-kernel")
 class PythonInteropKernelTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final int ECONNREFUSED = 111;
 
     @Test
     void pythonClientOnN1TalksToJavaServerOnN2() throws Exception {
@@ -59,7 +60,7 @@ class PythonInteropKernelTest {
         TipcServiceAddress name = TipcServiceAddress.of(20042, 1);
         Testbed.awaitPublished("n1", name, WAIT);
         String[] reply = on("n1", () -> {
-            try (TipcSocketChannel c = TipcSocketChannel.open(name)) {
+            try (TipcSocketChannel c = openOnceListening(name)) {
                 c.writeFully(ByteBuffer.wrap("abc123".getBytes(StandardCharsets.US_ASCII)));
                 ByteBuffer in = ByteBuffer.allocate(100);
                 while (c.read(in) > 0) {
@@ -101,5 +102,20 @@ class PythonInteropKernelTest {
             return null;
         });
         assertEquals("15 hello", Testbed.output(python, WAIT).strip());
+    }
+
+    /** Python's bind() publishes the name before its listen(): a connect in between is refused, so try again. */
+    private static TipcSocketChannel openOnceListening(TipcServiceAddress name) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                return TipcSocketChannel.open(name);
+            } catch (TipcException e) {
+                if (e.errno() != ECONNREFUSED || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(20);
+            }
+        }
     }
 }
