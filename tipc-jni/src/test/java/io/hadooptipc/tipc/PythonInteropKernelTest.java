@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 @Tag("tipc-kernel")
 class PythonInteropKernelTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final int ECONNREFUSED = 111;
 
     @Test
     void pythonClientOnN1TalksToJavaServerOnN2() throws Exception {
@@ -111,7 +110,7 @@ class PythonInteropKernelTest {
             try {
                 return TipcSocketChannel.open(name);
             } catch (TipcException e) {
-                if (e.errno() != ECONNREFUSED || System.nanoTime() > deadline) {
+                if (e.errno() != TipcException.ECONNREFUSED || System.nanoTime() > deadline) {
                     throw e;
                 }
                 Thread.sleep(20);

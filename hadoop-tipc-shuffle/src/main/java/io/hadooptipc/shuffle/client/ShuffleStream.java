@@ -1,5 +1,7 @@
 package io.hadooptipc.shuffle.client;
 
+import org.slf4j.LoggerFactory;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -26,4 +28,15 @@ interface ShuffleStream extends Closeable {
     /** Closes the stream; callable from any thread, and a read or write under way then fails. */
     @Override
     void close() throws IOException;
+
+    /** Closes {@code stream} if there is one; a failure to close is only logged, the stream being done with. */
+    static void closeQuietly(ShuffleStream stream) {
+        if (stream != null) {
+            try {
+                stream.close();
+            } catch (IOException e) {
+                LoggerFactory.getLogger(ShuffleStream.class).debug("closing {}", stream, e);
+            }
+        }
+    }
 }

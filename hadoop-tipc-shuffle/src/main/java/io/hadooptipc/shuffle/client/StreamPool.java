@@ -131,7 +131,7 @@ final class StreamPool implements Closeable {
                 return;
             }
         }
-        close(stream);
+        ShuffleStream.closeQuietly(stream);
     }
 
     /** Closes the host's idle streams: it left TIPC. */
@@ -143,7 +143,7 @@ final class StreamPool implements Closeable {
         if (streams != null) {
             streams.forEach(i -> {
                 i.expiry.cancel(false);
-                close(i.stream);
+                ShuffleStream.closeQuietly(i.stream);
             });
         }
     }
@@ -163,7 +163,7 @@ final class StreamPool implements Closeable {
         if (expiries != null) {
             expiries.shutdownNow();
         }
-        all.forEach(i -> close(i.stream));
+        all.forEach(i -> ShuffleStream.closeQuietly(i.stream));
         LOG.info("TIPC shuffle streams: {} opened, {} requests sent on kept-alive ones", opened.get(), reused.get());
     }
 
@@ -177,14 +177,7 @@ final class StreamPool implements Closeable {
                 idle.remove(name);
             }
         }
-        close(stream);
+        ShuffleStream.closeQuietly(stream);
     }
 
-    private static void close(ShuffleStream stream) {
-        try {
-            stream.close();
-        } catch (IOException e) {
-            LOG.debug("closing {}", stream, e);
-        }
-    }
 }

@@ -173,23 +173,14 @@ final class TipcAttempt implements Closeable {
         if (!closed && response.streamReusable()) {
             streams.release(route.name(), timeouts, s, response.keepAliveMillis());
         } else {
-            close(s);
+            ShuffleStream.closeQuietly(s);
         }
     }
 
     private void closeStream() {
-        close(stream.getAndSet(null));
+        ShuffleStream.closeQuietly(stream.getAndSet(null));
     }
 
-    private static void close(ShuffleStream s) {
-        if (s != null) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                LOG.debug("closing {}", s, e);
-            }
-        }
-    }
 
     /** TIPC failed before the response: fall back for this reason. */
     private static final class Failure extends Exception {
