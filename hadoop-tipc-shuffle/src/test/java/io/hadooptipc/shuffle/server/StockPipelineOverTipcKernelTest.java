@@ -3,11 +3,11 @@ package io.hadooptipc.shuffle.server;
 import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.MapOutputFixture;
 import io.hadooptipc.shuffle.ShuffleWire;
+import io.hadooptipc.shuffle.TipcExchange;
 import io.hadooptipc.tipc.Descriptors;
 import io.hadooptipc.tipc.Testbed;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import io.hadooptipc.tipc.TipcServiceAddress;
-import io.hadooptipc.tipc.TipcSocketChannel;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -34,9 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -188,16 +186,6 @@ class StockPipelineOverTipcKernelTest {
 
     /** Sends {@code request} from n2 and returns everything the server sent until it closed the connection. */
     private static byte[] fetch(byte[] request) throws Exception {
-        return Testbed.on("n2", () -> {
-            try (TipcSocketChannel ch = TipcSocketChannel.open(SERVICE)) {
-                ch.writeFully(ByteBuffer.wrap(request));
-                ByteArrayOutputStream got = new ByteArrayOutputStream();
-                ByteBuffer buf = ByteBuffer.allocate(1 << 16);
-                while (ch.awaitReadable(30_000) && ch.read(buf.clear()) > 0) {
-                    got.write(buf.array(), 0, buf.position());
-                }
-                return got.toByteArray();
-            }
-        });
+        return Testbed.on("n2", () -> TipcExchange.untilClosed(SERVICE, request));
     }
 }
