@@ -1,5 +1,6 @@
 package io.hadooptipc.bench;
 
+import io.hadooptipc.shuffle.GatedMapper;
 import io.hadooptipc.shuffle.ShuffleCluster;
 import io.hadooptipc.shuffle.ShuffleComparison;
 import io.hadooptipc.shuffle.ShuffleJob;
@@ -10,10 +11,11 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRJobConfig;
-import org.apache.hadoop.mapreduce.TaskReport;
 import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
+import org.knowm.xchart.CategoryChart;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
@@ -26,15 +28,18 @@ import java.util.stream.Collectors;
  * Faults at job level on the testbed cluster (testbed-cluster/hadoop-cluster, from its machine 1; maps run on
  * machine 2, reducers here): a job with our shuffle meets a fault on machine 2 while its reducers are fetching,
  * and must succeed with output byte-identical to the same job with the stock shuffle, its fallbacks counted by
- * reason. Maps run two at a time and reducers start with the job; the fault strikes once the reducers have
- * fetched two map outputs over TIPC, with the others still to come.
+ * reason. Reducers start with the job. For a mid-shuffle fault, maps 0 and 1 run while maps 2 and 3 wait at a gate
+ * ({@link GatedMapper}): the fault strikes once the reducers have fetched two map outputs over TIPC, and only then
+ * does the drill open the gate, so outputs are still due when it strikes, whatever the timing of progress reports.
  * <p>Arguments: {@code OUT}. Writes {@code OUT/summary.md}; exits 1 if any fault was not survived as it must be.
  */
 public final class FaultDrill {
     private static final int MAP_MACHINE = 2;
     private static final ShuffleComparison.Spec SPEC =
             new ShuffleComparison.Spec(ShuffleJob.SHUFFLE_HEAVY, 4, 2, 400);
-    /** Map outputs fetched over TIPC before a mid-shuffle fault strikes. */
+    /** Maps that run before a mid-shuffle fault; the others wait for it at the gate. */
+    private static final int MAPS_BEFORE_FAULT = 2;
+    /** Map outputs fetched over TIPC before a mid-shuffle fault strikes (of the first maps' 2 x reducers). */
     private static final int OUTPUTS_BEFORE_FAULT = 2;
     private static final Duration ACTION_TIMEOUT = Duration.ofMinutes(5);
 
@@ -74,14 +79,14 @@ public final class FaultDrill {
             Path input = cluster.stageInput(work.resolve("in"));
             progress("stock reference job");
             ShuffleCluster.Result reference = ShuffleJobRunner.collect(
-                    await(submit(cluster, input, "stock", Shuffle.class)), cluster.outputPath(SPEC.name() + "-stock"));
+                    await(submit(cluster, input, "stock", Shuffle.class, Map.of())),
+                    cluster.outputPath(SPEC.name() + "-stock"));
             if (!reference.sortedLines().equals(expected)) {
                 throw new AssertionError("the stock job's output is wrong: nothing to compare with");
             }
             for (Fault fault : Fault.values()) {
                 outcomes.add(drill(cluster, input, fault, reference, expected));
-                Files.createDirectories(out);
-                Files.writeString(out.resolve("summary.md"), summary(outcomes));
+                report(out, outcomes);
             }
         }
         System.out.print(verdict(outcomes));
@@ -95,12 +100,21 @@ public final class FaultDrill {
             cluster.act(MAP_MACHINE, fault.before, ACTION_TIMEOUT);
         }
         Path output = cluster.outputPath(SPEC.name() + "-" + fault.name().toLowerCase());
-        Job job = submit(cluster, input, fault.name().toLowerCase(), TipcShuffleConsumer.class);
+        Map<String, String> settings = new HashMap<>();
+        Path gate = cluster.outputPath("gate-" + fault.name().toLowerCase());
+        if (fault.midShuffle != null) {
+            settings.put(MRJobConfig.MAP_CLASS_ATTR, GatedMapper.class.getName());
+            settings.put(GatedMapper.GATE, gate.toString());
+            settings.put(GatedMapper.OPEN_MAPS, String.valueOf(MAPS_BEFORE_FAULT));
+        }
+        Job job = submit(cluster, input, fault.name().toLowerCase(), TipcShuffleConsumer.class, settings);
         String struck = "before the job";
         if (fault.midShuffle != null) {
             struck = awaitShuffle(job);
             progress("fault strikes (" + struck + "): " + fault.midShuffle);
             cluster.act(MAP_MACHINE, fault.midShuffle, ACTION_TIMEOUT);
+            progress("maps " + MAPS_BEFORE_FAULT + ".." + (SPEC.maps() - 1) + " may run now");
+            gate.getFileSystem(cluster.config()).create(gate).close();
         }
         await(job);
         if (fault.repair != null) {
@@ -160,23 +174,26 @@ public final class FaultDrill {
         return problems;
     }
 
-    private static Job submit(TestbedCluster cluster, Path input, String name, Class<?> consumer) throws Exception {
+    private static Job submit(TestbedCluster cluster, Path input, String name, Class<?> consumer,
+                             Map<String, String> jobSettings) throws Exception {
         Map<String, String> settings = new HashMap<>(ShuffleComparison.JOB_SETTINGS);
         settings.put(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, "0");
-        // Two maps at a time, by their size: m2's NodeManager offers 3072 MB. Not by
-        // mapreduce.job.running.map.limit, whose limited ask loses the maps' node label (Hadoop's
-        // RMContainerRequestor builds it without one), so maps landed on m1.
-        settings.put(MRJobConfig.MAP_MEMORY_MB, "1400");
+        settings.putAll(jobSettings);
         return ShuffleJobRunner.submit(cluster.config(), SPEC.job(), input, cluster.outputPath(SPEC.name() + "-" + name),
                 consumer, SPEC.reduces(), settings);
     }
 
     /**
      * Waits until the reducers have fetched {@link #OUTPUTS_BEFORE_FAULT} map outputs over TIPC (so they follow the map
-     * host's TIPC name) while later maps are still to come; says how far the job was.
+     * host's TIPC name), while the gated maps wait; says how far the job was.
      */
     private static String awaitShuffle(Job job) throws Exception {
+        long deadline = System.nanoTime() + ACTION_TIMEOUT.toNanos() * 3;
         while (true) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("reducers fetched fewer than " + OUTPUTS_BEFORE_FAULT
+                        + " map outputs over TIPC within " + ACTION_TIMEOUT.multipliedBy(3).toMinutes() + " minutes");
+            }
             long mapsDone = Arrays.stream(job.getTaskReports(TaskType.MAP))
                     .filter(r -> r.getCurrentStatus() == TIPStatus.COMPLETE).count();
             long fetched = job.getCounters().findCounter(TipcShuffleCounter.TIPC_MAP_OUTPUTS).getValue();
@@ -196,25 +213,53 @@ public final class FaultDrill {
         System.out.printf("faults: %s%n", what);
     }
 
+    /** Writes results.csv (one row per fault), plot.png (map outputs by transport) and summary.md. */
+    private static void report(java.nio.file.Path out, List<Outcome> outcomes) throws IOException {
+        StringBuilder csv = new StringBuilder("fault,struck_after_tipc_outputs,job_ms,identical,tipc_map_outputs,"
+                + "tcp_map_outputs,fallbacks,routes_to_tcp,routes_back_to_tipc,survived\n");
+        for (Outcome o : outcomes) {
+            csv.append(String.join(",", o.fault().name().toLowerCase(), o.fault().midShuffle == null ? "before-job"
+                            : String.valueOf(OUTPUTS_BEFORE_FAULT), String.valueOf(o.jobMillis()),
+                    String.valueOf(o.identical()), String.valueOf(count(o, TipcShuffleCounter.TIPC_MAP_OUTPUTS)),
+                    String.valueOf(count(o, TipcShuffleCounter.TCP_MAP_OUTPUTS)), String.valueOf(fallbacks(o)),
+                    String.valueOf(count(o, TipcShuffleCounter.ROUTES_TO_TCP)),
+                    String.valueOf(count(o, TipcShuffleCounter.ROUTES_BACK_TO_TIPC)),
+                    String.valueOf(o.problems().isEmpty()))).append('\n');
+        }
+        CategoryChart chart = Charts.bars("Map outputs fetched per transport, by fault",
+                "fault", "map outputs");
+        List<String> faults = outcomes.stream().map(o -> o.fault().name().toLowerCase()).toList();
+        chart.addSeries("TIPC", faults, outcomes.stream().map(o -> (Number) count(o, TipcShuffleCounter.TIPC_MAP_OUTPUTS)).toList());
+        chart.addSeries("HTTP/TCP", faults, outcomes.stream().map(o -> (Number) count(o, TipcShuffleCounter.TCP_MAP_OUTPUTS)).toList());
+        Charts.save(out, "plot", chart);
+        Results.write(out, "Faults at job level on the testbed cluster", csv, summary(outcomes));
+    }
+
+    private static long count(Outcome o, TipcShuffleCounter counter) {
+        return o.counters().getOrDefault(counter, 0L);
+    }
+
+    private static long fallbacks(Outcome o) {
+        return o.counters().entrySet().stream().filter(e -> e.getKey().name().startsWith("FALLBACK_"))
+                .mapToLong(Map.Entry::getValue).sum();
+    }
+
     static String summary(List<Outcome> outcomes) {
-        StringBuilder s = new StringBuilder("# Faults at job level on the testbed cluster\n\n");
-        s.append(Machine.describe()).append('\n');
-        s.append("Job: ").append(SPEC.name()).append(" (").append(SPEC.maps()).append(" maps on m2, two at a time; ")
+        StringBuilder s = new StringBuilder("Job: ").append(SPEC.name()).append(" (").append(SPEC.maps()).append(" maps on m2, of which ")
+                .append(SPEC.maps() - MAPS_BEFORE_FAULT).append(" wait at a gate until a mid-shuffle fault has struck; ")
                 .append(SPEC.reduces()).append(" reducers on m1, started with the job), our shuffle, compared byte for ")
                 .append("byte with the same job run once with the stock shuffle. Command: `bin/run --faults`.\n\n");
         s.append("| fault | struck | job | output identical | TIPC / TCP map outputs | fallbacks by reason | hosts to TCP / back to TIPC | verdict |\n");
         s.append("|---|---|---|---|---|---|---|---|\n");
         for (Outcome o : outcomes) {
-            String fallbacks = o.counters().entrySet().stream()
+            String reasons = o.counters().entrySet().stream()
                     .filter(e -> e.getKey().name().startsWith("FALLBACK_") && e.getValue() > 0)
                     .map(e -> e.getKey().name() + " " + e.getValue()).sorted().collect(Collectors.joining(", "));
             s.append(String.format("| %s | %s | %.0f s | %s | %d / %d | %s | %d / %d | %s |%n", o.fault().description,
                     o.struck(), o.jobMillis() / 1e3, o.identical() ? "yes" : "no",
-                    o.counters().getOrDefault(TipcShuffleCounter.TIPC_MAP_OUTPUTS, 0L),
-                    o.counters().getOrDefault(TipcShuffleCounter.TCP_MAP_OUTPUTS, 0L),
-                    fallbacks.isEmpty() ? "none" : fallbacks,
-                    o.counters().getOrDefault(TipcShuffleCounter.ROUTES_TO_TCP, 0L),
-                    o.counters().getOrDefault(TipcShuffleCounter.ROUTES_BACK_TO_TIPC, 0L),
+                    count(o, TipcShuffleCounter.TIPC_MAP_OUTPUTS), count(o, TipcShuffleCounter.TCP_MAP_OUTPUTS),
+                    reasons.isEmpty() ? "none" : reasons,
+                    count(o, TipcShuffleCounter.ROUTES_TO_TCP), count(o, TipcShuffleCounter.ROUTES_BACK_TO_TIPC),
                     o.problems().isEmpty() ? "survived" : "FAILED: " + String.join("; ", o.problems())));
         }
         return s.toString();

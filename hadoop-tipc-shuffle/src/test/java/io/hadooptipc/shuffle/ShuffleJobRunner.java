@@ -45,9 +45,10 @@ public final class ShuffleJobRunner {
         conf.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx256m");
         // The client asks every 5 s by default whether the job is done (up to 5 s lost per job); each ask costs the AM.
         conf.setInt(Job.COMPLETION_POLL_INTERVAL_KEY, 2000);
-        settings.forEach(conf::set);
         Job mr = Job.getInstance(conf, job.label() + " via " + consumer.getSimpleName());
         job.configure(mr);
+        // After the job's own classes, so that a caller can replace one (a mapper, say).
+        settings.forEach(mr.getConfiguration()::set);
         mr.setNumReduceTasks(reduces);
         FileInputFormat.addInputPath(mr, input);
         FileOutputFormat.setOutputPath(mr, output);

@@ -3,13 +3,13 @@ package io.hadooptipc.shuffle.client;
 import io.hadooptipc.shuffle.MapOutputFixture;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.ShuffleWire;
+import io.hadooptipc.shuffle.TipcExchange;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import io.hadooptipc.tipc.Testbed;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcServiceAddress;
-import io.hadooptipc.tipc.TipcSocketChannel;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
@@ -23,11 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -200,17 +198,7 @@ class CrossNodeShuffleKernelTest {
     /** Sends raw bytes to the service over TIPC from n2 and returns everything the server sent until it closed. */
     private static byte[] raw(byte[] request) throws Exception {
         TipcServiceAddress service = name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE);
-        return Testbed.on("n2", () -> {
-            try (TipcSocketChannel ch = TipcSocketChannel.open(service)) {
-                ch.writeFully(ByteBuffer.wrap(request));
-                ByteArrayOutputStream got = new ByteArrayOutputStream();
-                ByteBuffer buf = ByteBuffer.allocate(1 << 16);
-                while (ch.awaitReadable(30_000) && ch.read(buf.clear()) > 0) {
-                    got.write(buf.array(), 0, buf.position());
-                }
-                return got.toByteArray();
-            }
-        });
+        return Testbed.on("n2", () -> TipcExchange.untilClosed(service, request));
     }
 
     private static int status(byte[] response) {

@@ -37,14 +37,14 @@ import org.knowm.xchart.CategoryChart;
  * the JDK's {@link Selector} over TCP, and a thread per connection over TIPC.
  *
  * <pre>
- *   ConnectionsBenchmark server tipc-selector TYPE | server tcp-selector PORT | server tipc-threads TYPE
- *   ConnectionsBenchmark run TCP_HOST CONNECTIONS ROUND_TRIPS REPS OUT_DIR
+ *   EventLoopBenchmark server tipc-selector TYPE | server tcp-selector PORT | server tipc-threads TYPE
+ *   EventLoopBenchmark run TCP_HOST CONNECTIONS ROUND_TRIPS REPS OUT_DIR
  * </pre>
  *
  * Every request is 64 bytes and the server echoes it, except a request whose first long is
  * {@link #CPU_QUERY}: that one is answered with the server process's CPU time in nanoseconds.
  */
-public final class ConnectionsBenchmark {
+public final class EventLoopBenchmark {
     static final int TIPC_SELECTOR_TYPE = 30011;
     static final int TIPC_THREADS_TYPE = 30012;
     static final int TCP_SELECTOR_PORT = 5011;
@@ -56,7 +56,7 @@ public final class ConnectionsBenchmark {
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
-    private ConnectionsBenchmark() {
+    private EventLoopBenchmark() {
     }
 
     public static void main(String[] args) throws Exception {
@@ -77,9 +77,9 @@ public final class ConnectionsBenchmark {
     }
 
     private static void usage() {
-        System.err.println("usage: ConnectionsBenchmark server tipc-selector TYPE | server tcp-selector PORT"
+        System.err.println("usage: EventLoopBenchmark server tipc-selector TYPE | server tcp-selector PORT"
                 + " | server tipc-threads TYPE\n"
-                + "       ConnectionsBenchmark run TCP_HOST CONNECTIONS ROUND_TRIPS REPS OUT_DIR");
+                + "       EventLoopBenchmark run TCP_HOST CONNECTIONS ROUND_TRIPS REPS OUT_DIR");
         System.exit(2);
     }
 
