@@ -69,12 +69,7 @@ class CrossNodeShuffleKernelTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (handler != null) {
-            Testbed.on("n1", () -> {
-                handler.stop();
-                return null;
-            });
-        }
+        FetchCost.stop("n1", handler);
     }
 
     static ShuffleServiceName name() throws IOException {

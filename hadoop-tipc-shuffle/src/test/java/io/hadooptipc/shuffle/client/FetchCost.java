@@ -10,6 +10,7 @@ import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
+import org.apache.hadoop.service.Service;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 import javax.crypto.SecretKey;
@@ -47,6 +48,16 @@ public final class FetchCost {
             h.initializeApplication(outputs.application());
             return h;
         });
+    }
+
+    /** Stops, in {@code node}, a handler started there (by {@link #serve} or alike); nothing if it never started. */
+    public static void stop(String node, Service handler) throws Exception {
+        if (handler != null) {
+            Testbed.on(node, () -> {
+                handler.stop();
+                return null;
+            });
+        }
     }
 
     /**

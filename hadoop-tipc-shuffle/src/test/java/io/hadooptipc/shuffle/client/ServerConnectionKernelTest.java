@@ -81,12 +81,7 @@ class ServerConnectionKernelTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (handler != null) {
-            Testbed.on("n1", () -> {
-                handler.stop();
-                return null;
-            });
-        }
+        FetchCost.stop("n1", handler);
     }
 
     @Test

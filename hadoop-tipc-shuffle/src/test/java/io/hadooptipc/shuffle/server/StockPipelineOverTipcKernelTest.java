@@ -4,6 +4,7 @@ import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.MapOutputFixture;
 import io.hadooptipc.shuffle.ShuffleWire;
 import io.hadooptipc.shuffle.TipcExchange;
+import io.hadooptipc.shuffle.client.FetchCost;
 import io.hadooptipc.tipc.Descriptors;
 import io.hadooptipc.tipc.Testbed;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
@@ -146,12 +147,7 @@ class StockPipelineOverTipcKernelTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (handler != null) {
-            Testbed.on("n1", () -> {
-                handler.stop();
-                return null;
-            });
-        }
+        FetchCost.stop("n1", handler);
     }
 
     @Test
