@@ -42,6 +42,8 @@ public final class FaultDrill {
     /** Map outputs fetched over TIPC before a mid-shuffle fault strikes (of the first maps' 2 x reducers). */
     private static final int OUTPUTS_BEFORE_FAULT = 2;
     private static final Duration ACTION_TIMEOUT = Duration.ofMinutes(5);
+    /** How long the reducers may take to fetch {@link #OUTPUTS_BEFORE_FAULT} outputs of the open maps. */
+    private static final Duration FETCH_TIMEOUT = Duration.ofMinutes(15);
 
     /** A fault on the map machine: what is done before the job or mid-shuffle, and what repairs it afterwards. */
     enum Fault {
@@ -148,8 +150,7 @@ public final class FaultDrill {
         if (outputs != mapOutputs) {
             problems.add("counted " + outputs + " map outputs, not " + mapOutputs);
         }
-        long fallbacks = Arrays.stream(TipcShuffleCounter.values()).filter(k -> k.name().startsWith("FALLBACK_"))
-                .mapToLong(c::get).sum();
+        long fallbacks = fallbacks(c);
         switch (fault) {
             case NAMES_WITHDRAWN -> {
                 if (c.get(TipcShuffleCounter.TIPC_BYTES) != 0 || c.get(TipcShuffleCounter.FALLBACK_NOT_PUBLISHED) == 0) {
@@ -188,11 +189,11 @@ public final class FaultDrill {
      * host's TIPC name), while the gated maps wait; says how far the job was.
      */
     private static String awaitShuffle(Job job) throws Exception {
-        long deadline = System.nanoTime() + ACTION_TIMEOUT.toNanos() * 3;
+        long deadline = System.nanoTime() + FETCH_TIMEOUT.toNanos();
         while (true) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("reducers fetched fewer than " + OUTPUTS_BEFORE_FAULT
-                        + " map outputs over TIPC within " + ACTION_TIMEOUT.multipliedBy(3).toMinutes() + " minutes");
+                        + " map outputs over TIPC within " + FETCH_TIMEOUT.toMinutes() + " minutes");
             }
             long mapsDone = Arrays.stream(job.getTaskReports(TaskType.MAP))
                     .filter(r -> r.getCurrentStatus() == TIPStatus.COMPLETE).count();
@@ -221,7 +222,7 @@ public final class FaultDrill {
             csv.append(String.join(",", o.fault().name().toLowerCase(), o.fault().midShuffle == null ? "before-job"
                             : String.valueOf(OUTPUTS_BEFORE_FAULT), String.valueOf(o.jobMillis()),
                     String.valueOf(o.identical()), String.valueOf(count(o, TipcShuffleCounter.TIPC_MAP_OUTPUTS)),
-                    String.valueOf(count(o, TipcShuffleCounter.TCP_MAP_OUTPUTS)), String.valueOf(fallbacks(o)),
+                    String.valueOf(count(o, TipcShuffleCounter.TCP_MAP_OUTPUTS)), String.valueOf(fallbacks(o.counters())),
                     String.valueOf(count(o, TipcShuffleCounter.ROUTES_TO_TCP)),
                     String.valueOf(count(o, TipcShuffleCounter.ROUTES_BACK_TO_TIPC)),
                     String.valueOf(o.problems().isEmpty()))).append('\n');
@@ -239,9 +240,9 @@ public final class FaultDrill {
         return o.counters().getOrDefault(counter, 0L);
     }
 
-    private static long fallbacks(Outcome o) {
-        return o.counters().entrySet().stream().filter(e -> e.getKey().name().startsWith("FALLBACK_"))
-                .mapToLong(Map.Entry::getValue).sum();
+    /** Fetch requests that went over HTTP/TCP, all reasons together. */
+    private static long fallbacks(Map<TipcShuffleCounter, Long> counters) {
+        return counters.entrySet().stream().filter(e -> e.getKey().isFallback()).mapToLong(Map.Entry::getValue).sum();
     }
 
     static String summary(List<Outcome> outcomes) {
@@ -253,7 +254,7 @@ public final class FaultDrill {
         s.append("|---|---|---|---|---|---|---|---|\n");
         for (Outcome o : outcomes) {
             String reasons = o.counters().entrySet().stream()
-                    .filter(e -> e.getKey().name().startsWith("FALLBACK_") && e.getValue() > 0)
+                    .filter(e -> e.getKey().isFallback() && e.getValue() > 0)
                     .map(e -> e.getKey().name() + " " + e.getValue()).sorted().collect(Collectors.joining(", "));
             s.append(String.format("| %s | %s | %.0f s | %s | %d / %d | %s | %d / %d | %s |%n", o.fault().description,
                     o.struck(), o.jobMillis() / 1e3, o.identical() ? "yes" : "no",

@@ -118,7 +118,7 @@ public final class ShuffleBenchmark {
                 total(ours, TipcShuffleCounter.TCP_BYTES), total(ours, TipcShuffleCounter.TCP_MAP_OUTPUTS)));
         s.append("fallbacks by reason:");
         for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
-            if (c.name().startsWith("FALLBACK_") || c == TipcShuffleCounter.TCP_BY_CONFIGURATION) {
+            if (c.isFallback() || c == TipcShuffleCounter.TCP_BY_CONFIGURATION) {
                 s.append(' ').append(c.name()).append('=').append(total(ours, c));
             }
         }
@@ -315,7 +315,7 @@ public final class ShuffleBenchmark {
     }
 
     private static long fallbacks(Measured m) {
-        return Arrays.stream(TipcShuffleCounter.values()).filter(c -> c.name().startsWith("FALLBACK_")).mapToLong(m::counter).sum();
+        return Arrays.stream(TipcShuffleCounter.values()).filter(TipcShuffleCounter::isFallback).mapToLong(m::counter).sum();
     }
 
     private static long total(List<Measured> runs, Enum<?> counter) {

@@ -47,7 +47,7 @@ class WordCountShuffleKernelTest {
         assertEquals(2, ours.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
         assertEquals(0, ours.counter(TipcShuffleCounter.TCP_BYTES));
         for (TipcShuffleCounter counter : TipcShuffleCounter.values()) {
-            if (counter.name().startsWith("FALLBACK_")) {
+            if (counter.isFallback()) {
                 assertEquals(0, ours.counter(counter), counter.name());
             }
         }

@@ -29,5 +29,10 @@ public enum TipcShuffleCounter {
     TIPC_PEERS_LOST,
     STREAMS_OPENED,
     STREAMS_REUSED,
-    ENCRYPTED_SHUFFLE_TASKS
+    ENCRYPTED_SHUFFLE_TASKS;
+
+    /** Whether this counts fetch requests that went over HTTP/TCP for a reason (a FALLBACK_* counter). */
+    public boolean isFallback() {
+        return name().startsWith("FALLBACK_");
+    }
 }

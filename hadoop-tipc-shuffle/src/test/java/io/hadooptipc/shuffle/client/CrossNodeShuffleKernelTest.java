@@ -89,7 +89,7 @@ class CrossNodeShuffleKernelTest {
         assertEquals(MAPS * REDUCES, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
         assertEquals(0, reporter.get(TipcShuffleCounter.TCP_BYTES));
         for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
-            if (c.name().startsWith("FALLBACK_")) {
+            if (c.isFallback()) {
                 assertEquals(0, reporter.get(c), c.name());
             }
         }

@@ -121,7 +121,7 @@ class ServerConnectionKernelTest {
             assertEquals(1000, refused.getHeaderFieldLong("Retry-After", -1), "stock's back-off");
             assertEquals(name().toString(), refused.getHeaderField(TipcShuffleConfig.SERVER_HEADER));
             for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
-                if (c.name().startsWith("FALLBACK_")) {
+                if (c.isFallback()) {
                     assertEquals(0, reporter.get(c), c.name() + ": a 429 is the fetcher's to handle");
                 }
             }

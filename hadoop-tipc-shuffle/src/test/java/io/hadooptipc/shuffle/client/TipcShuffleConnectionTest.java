@@ -473,7 +473,7 @@ class TipcShuffleConnectionTest {
 
     private void assertNoFallback() {
         for (TipcShuffleCounter counter : TipcShuffleCounter.values()) {
-            if (counter.name().startsWith("FALLBACK_")) {
+            if (counter.isFallback()) {
                 assertEquals(0, reporter.get(counter), counter.name());
             }
         }
