@@ -242,7 +242,7 @@ public final class ShuffleBenchmark {
         s.append("Shuffle phase = wall time of the shuffle consumer's `run()` in each reducer (first fetch to merged "
                 + "reducer input; counted by `TimedShuffleConsumer`, which wraps either shuffle), median over reducers; its "
                 + "CPU is the reducer JVM's CPU during `run()`, summed over reducers. NodeManager serving CPU = CPU time "
-                + "of the handler's threads (Netty workers, TIPC acceptor and workers, readahead) during the job. "
+                + "of the handler's threads (stock's Netty workers, the TIPC event loops, readahead) during the job. "
                 + "\"Launch to shuffle end\" is the job history's `shuffleFinishTime - startTime` per reduce attempt, which "
                 + "includes the task JVM's start-up.\n\n");
         for (Spec spec : specs) {

@@ -81,7 +81,7 @@ class AuxServiceClassPathIT {
             }
         }
         assertTrue(reached.contains("io.hadooptipc.shuffle.server.TipcShuffleServer"), reached.toString());
-        assertTrue(reached.contains("io.hadooptipc.tipc.TipcSelector"), reached.toString());
+        assertTrue(reached.contains("io.hadooptipc.shuffle.server.TipcShuffleChannelInitializer"), reached.toString());
         assertEquals(Set.of(), missing);
     }
 

@@ -28,17 +28,9 @@ public final class TipcShuffleConfig {
     public static final String COLLISION_CHECK_MS = "mapreduce.shuffle.tipc.collision-check.ms";
     public static final int DEFAULT_COLLISION_CHECK_MS = 500;
 
-    /** NodeManager: the largest request head accepted over TIPC; larger gets 431 and a close. */
-    public static final String MAX_REQUEST_HEAD_BYTES = "mapreduce.shuffle.tipc.max-request-head.bytes";
-    public static final int DEFAULT_MAX_REQUEST_HEAD_BYTES = 64 * 1024;
-
     /** NodeManager: how long a TIPC response may wait for the reducer to take more bytes before the connection is closed. */
     public static final String WRITE_TIMEOUT_MS = "mapreduce.shuffle.tipc.write-timeout.ms";
     public static final int DEFAULT_WRITE_TIMEOUT_MS = 60_000;
-
-    /** NodeManager: requests waiting for a TIPC worker thread; one more gets 429 with Retry-After. */
-    public static final String MAX_QUEUED_REQUESTS = "mapreduce.shuffle.tipc.max-queued-requests";
-    public static final int DEFAULT_MAX_QUEUED_REQUESTS = 256;
 
     /**
      * Both sides: the operator declares that the kernel encrypts every TIPC link between the nodes
@@ -63,8 +55,8 @@ public final class TipcShuffleConfig {
 
     /**
      * Job: keep TIPC streams open after a response read to its end and send the host's next
-     * request on one; the request asks with {@code Connection: keep-alive}, which only our TIPC
-     * server honours.
+     * request on one. Our TIPC server keeps every connection alive, as stock's does with
+     * {@code mapreduce.shuffle.connection-keep-alive.enable}.
      */
     public static final String REUSE_ENABLED = "mapreduce.shuffle.tipc.reuse.enabled";
     public static final boolean DEFAULT_REUSE_ENABLED = true;

@@ -17,9 +17,7 @@ class TipcShuffleConfigTest {
         assertEquals(TipcShuffleConfig.DEFAULT_SERVER_ENABLED, shipped.getBoolean(TipcShuffleConfig.SERVER_ENABLED, false));
         assertEquals(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, shipped.getInt(TipcShuffleConfig.SERVICE_TYPE, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_COLLISION_CHECK_MS, shipped.getInt(TipcShuffleConfig.COLLISION_CHECK_MS, -1));
-        assertEquals(TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES, shipped.getInt(TipcShuffleConfig.MAX_REQUEST_HEAD_BYTES, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS, shipped.getInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, -1));
-        assertEquals(TipcShuffleConfig.DEFAULT_MAX_QUEUED_REQUESTS, shipped.getInt(TipcShuffleConfig.MAX_QUEUED_REQUESTS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED,
                 shipped.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, !TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED));
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
@@ -34,7 +32,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(12, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(10, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

@@ -55,6 +55,14 @@ final class DescriptorState {
         }
     }
 
+    /**
+     * Marks the descriptor closed without releasing it, for a caller that takes the number over;
+     * false, with nothing changed, when it is closed already or a call is in flight.
+     */
+    boolean detach() {
+        return state.compareAndSet(0, CLOSED);
+    }
+
     boolean isClosed() {
         return (state.get() & CLOSED) != 0;
     }

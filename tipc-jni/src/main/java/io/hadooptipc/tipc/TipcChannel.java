@@ -207,6 +207,16 @@ public abstract sealed class TipcChannel implements Channel
         check("close", null, closed);
     }
 
+    /** Gives up the descriptor without closing it; see {@link TipcServerSocketChannel#detachDescriptor()}. */
+    final void detach() {
+        synchronized (keys) {
+            if (!state.detach()) {
+                throw new IllegalStateException(this + " is closed, registered with a selector or in a call");
+            }
+        }
+        cleanable.clean(); // its action finds the state closed and does nothing
+    }
+
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[fd=" + fd + (isOpen() ? "" : ", closed") + "]";

@@ -90,6 +90,20 @@ public final class TipcServerSocketChannel extends TipcChannel {
         return TipcSocketChannel.accepted(r, address);
     }
 
+    /**
+     * Hands this socket's descriptor over to another library, for example Netty's epoll transport,
+     * which serves a listening descriptor given to {@code EpollServerSocketChannel(int)}. From then on
+     * the caller owns the number and closes it (closing a listener withdraws its names); this channel
+     * is closed and leaves the socket alone.
+     *
+     * @throws IllegalStateException when the channel is closed, registered with a selector or in a
+     *                               call on another thread
+     */
+    public int detachDescriptor() {
+        detach();
+        return fd;
+    }
+
     public boolean isSeqPacket() {
         return seqPacket;
     }

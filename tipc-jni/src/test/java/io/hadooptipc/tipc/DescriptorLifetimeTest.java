@@ -84,4 +84,33 @@ class DescriptorLifetimeTest {
             assertTrue(ended, "the peer of a dropped channel reads end of stream once the channel is collected");
         }
     }
+
+    @Test
+    void aDetachedDescriptorOutlivesItsChannelItsCloseAndItsCleaner() throws Exception {
+        TipcServerSocketChannel listener = UnixSockets.listening();
+        int fd = listener.detachDescriptor();
+        try {
+            assertFalse(listener.isOpen());
+            assertThrows(ClosedChannelException.class, listener::begin);
+            listener.close();
+            listener = null;
+            for (int i = 0; i < 20; i++) {
+                System.gc();
+                Thread.sleep(10);
+            }
+            assertTrue(isOpenDescriptor(fd), "the taker owns the number now");
+        } finally {
+            UnixSockets.close(fd);
+        }
+        assertFalse(isOpenDescriptor(fd));
+    }
+
+    @Test
+    void aRegisteredChannelCannotBeDetached() throws Exception {
+        try (TipcServerSocketChannel listener = UnixSockets.listening(); TipcSelector selector = TipcSelector.open()) {
+            selector.register(listener.configureBlocking(false), SelectionKey.OP_ACCEPT, null);
+            assertThrows(IllegalStateException.class, listener::detachDescriptor);
+            assertTrue(listener.isOpen(), "a refused detach changes nothing");
+        }
+    }
 }

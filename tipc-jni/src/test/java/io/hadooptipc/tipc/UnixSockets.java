@@ -22,6 +22,8 @@ final class UnixSockets {
         int bind(int fd, byte[] sockaddr, int length) throws LastErrorException;
 
         int listen(int fd, int backlog) throws LastErrorException;
+
+        int close(int fd) throws LastErrorException;
     }
 
     private static final LibC LIBC = Native.load("c", LibC.class);
@@ -46,5 +48,10 @@ final class UnixSockets {
         LIBC.bind(fd, sockaddr, sockaddr.length);
         LIBC.listen(fd, 16);
         return TipcServerSocketChannel.listening(fd, false);
+    }
+
+    /** Closes a descriptor no channel owns. */
+    static void close(int fd) {
+        LIBC.close(fd);
     }
 }

@@ -5,15 +5,13 @@ import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcAvailability;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.ShuffleChannelHandlerContext;
+import org.apache.hadoop.mapred.ShuffleChannelInitializer;
 import org.apache.hadoop.mapred.ShuffleHandler;
-import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.crypto.SecretKey;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
@@ -25,8 +23,8 @@ import java.util.Set;
 /**
  * The {@code mapreduce_shuffle} aux service with a TIPC transport. It is the stock
  * ShuffleHandler (the HTTP/TCP shuffle, job tokens, recovery and metrics are all
- * stock), plus a {@link TipcShuffleServer} that serves the same requests, with the
- * same tokens, under a TIPC name for each of this node's addresses
+ * stock), plus a {@link TipcShuffleServer} that runs stock's own shuffle pipeline, with
+ * the same tokens and caches, under a TIPC name for each of this node's addresses
  * ({@link ShuffleServiceName}). Without AF_TIPC it logs why once and is exactly
  * the stock handler.
  */
@@ -34,7 +32,6 @@ public class TipcShuffleHandler extends ShuffleHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleHandler.class);
 
     private final TipcShuffleMetrics tipcMetrics = new TipcShuffleMetrics();
-    private LocalMapOutputStore store;
     private Closeable tipc;
 
     @Override
@@ -84,13 +81,13 @@ public class TipcShuffleHandler extends ShuffleHandler {
             LOG.warn("TIPC shuffle not started: every name of this node is taken (see errors above)");
             return null;
         }
-        store = new LocalMapOutputStore(getAuxiliaryLocalPathHandler()::getLocalPathForRead, new JobConf(conf));
         Set<String> identities = new LinkedHashSet<>();
         names.forEach(n -> identities.add(n.toString()));
-        ShuffleResponder responder = new ShuffleResponder(jobs(), store, identities, responderSettings(conf, port),
-                tipcMetrics);
-        TipcShuffleServer server = TipcShuffleServer.start(responder, tipcMetrics, serverSettings(conf),
-                TipcServerTransport.bind(type, names));
+        TipcShuffleServer server = TipcShuffleServer.start(type, names,
+                new TipcShuffleChannelInitializer(new ShuffleChannelInitializer(keptAlive(createHandlerContext(), port), null),
+                        identities, tipcMetrics, positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS,
+                        TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS)),
+                threads(conf));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
@@ -127,15 +124,6 @@ public class TipcShuffleHandler extends ShuffleHandler {
         }
     }
 
-    @Override
-    public void stopApplication(ApplicationTerminationContext context) {
-        super.stopApplication(context);
-        if (store != null) {
-            store.removeJob(new JobID(Long.toString(context.getApplicationId().getClusterTimestamp()),
-                    context.getApplicationId().getId()).toString());
-        }
-    }
-
     /** What was served over TIPC; the stock {@code ShuffleMetrics} source counts HTTP/TCP. */
     public TipcShuffleMetrics tipcMetrics() {
         return tipcMetrics;
@@ -146,38 +134,25 @@ public class TipcShuffleHandler extends ShuffleHandler {
         return tipc != null;
     }
 
-    private JobRegistry jobs() {
-        // Read the stock fields on every call: the stock handler replaces them when it (re)starts.
-        return new JobRegistry() {
-            @Override
-            public SecretKey secret(String jobId) throws IOException {
-                return secretManager.retrieveTokenSecret(jobId);
-            }
-
-            @Override
-            public String user(String jobId) {
-                return userRsrc.get(jobId);
-            }
-        };
+    /**
+     * Stock's handler context for TIPC connections: its caches, job tokens, stock metrics and
+     * channel group, with keep-alive on, so that a reducer may send a host's next request on the
+     * same TIPC stream (stock's keep-alive timeout still closes idle ones). A UrlHash signs the
+     * HTTP port, which the context must know.
+     */
+    private static ShuffleChannelHandlerContext keptAlive(ShuffleChannelHandlerContext stock, int port) {
+        Configuration conf = new Configuration(stock.conf);
+        conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
+        ShuffleChannelHandlerContext context = new ShuffleChannelHandlerContext(conf, stock.userRsrc,
+                stock.secretManager, stock.pathCache, stock.indexCache, stock.metrics, stock.allChannels);
+        context.port = port;
+        return context;
     }
 
-    private static ShuffleResponder.Settings responderSettings(Configuration conf, int port) {
-        return new ShuffleResponder.Settings(port,
-                conf.getBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED),
-                keepAliveSeconds(conf),
-                conf.getBoolean(SHUFFLE_MANAGE_OS_CACHE, DEFAULT_SHUFFLE_MANAGE_OS_CACHE),
-                conf.getInt(SHUFFLE_READAHEAD_BYTES, DEFAULT_SHUFFLE_READAHEAD_BYTES));
-    }
-
-    private static TipcShuffleServer.Settings serverSettings(Configuration conf) {
+    /** Stock's {@code mapreduce.shuffle.max.threads}, 0 meaning twice the cores, as stock reads it. */
+    private static int threads(Configuration conf) {
         int threads = conf.getInt(MAX_SHUFFLE_THREADS, DEFAULT_MAX_SHUFFLE_THREADS);
-        return new TipcShuffleServer.Settings(
-                conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS),
-                threads > 0 ? threads : 2 * Runtime.getRuntime().availableProcessors(),
-                positive(conf, TipcShuffleConfig.MAX_QUEUED_REQUESTS, TipcShuffleConfig.DEFAULT_MAX_QUEUED_REQUESTS),
-                conf.getInt(TipcShuffleConfig.MAX_REQUEST_HEAD_BYTES, TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES),
-                keepAliveSeconds(conf) * 1000,
-                positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS));
+        return threads > 0 ? threads : 2 * Runtime.getRuntime().availableProcessors();
     }
 
     private static int positive(Configuration conf, String key, int defaultValue) {
@@ -186,9 +161,5 @@ public class TipcShuffleHandler extends ShuffleHandler {
             throw new IllegalArgumentException(key + " must be positive: " + value);
         }
         return value;
-    }
-
-    private static int keepAliveSeconds(Configuration conf) {
-        return Math.max(1, conf.getInt(SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT, DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT));
     }
 }

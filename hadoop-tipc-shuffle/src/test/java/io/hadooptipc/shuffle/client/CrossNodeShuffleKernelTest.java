@@ -107,10 +107,11 @@ class CrossNodeShuffleKernelTest {
         assertEquals(401, status(raw(ShuffleWire.request(uri, good.replace(good.charAt(3), good.charAt(3) == 'A' ? 'B' : 'A'), target).encode())), "wrong UrlHash");
         assertEquals(401, status(raw(ShuffleWire.request(uri, ShuffleWire.urlHash(uri, port, ShuffleWire.key("another job")), target).encode())), "another job's token");
         String traversal = "/mapOutput?job=" + ShuffleWire.JOB + "&reduce=0&map=../../../../etc/passwd";
-        assertEquals(400, status(raw(ShuffleWire.request(traversal, ShuffleWire.urlHash(traversal, port, outputs.key), target).encode())), "path traversal");
+        assertEquals(500, status(raw(ShuffleWire.request(traversal, ShuffleWire.urlHash(traversal, port, outputs.key), target).encode())), "path traversal: no such map output, stock's answer");
         assertEquals(400, status(raw("GET / HTTP/1.1\r\nno header\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1))), "malformed HTTP");
-        byte[] huge = ("GET /" + "x".repeat(70_000) + " HTTP/1.1\r\n").getBytes(StandardCharsets.ISO_8859_1);
-        assertEquals(431, status(raw(huge)), "oversized head");
+        // Past Netty's 4,096-byte request line, yet sent whole before the server answers and closes.
+        byte[] huge = ("GET /" + "x".repeat(6_000) + " HTTP/1.1\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals(400, status(raw(huge)), "oversized request line");
     }
 
     @Test

@@ -15,6 +15,7 @@ import io.hadooptipc.tipc.Testbed;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcServiceAddress;
 import io.hadooptipc.tipc.TipcSocketChannel;
+import io.netty.handler.codec.http.HttpObjectDecoder;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
@@ -48,9 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The TIPC server's connection handling against a real kernel: pipelined requests,
- * garbage after a kept-alive request, reducers that stop reading, a full worker
- * queue and an acceptor out of file descriptors, with the handler in node n1 and
- * reducers in node n2.
+ * garbage after a kept-alive request, reducers that stop reading, the connection
+ * limit, an acceptor out of file descriptors and a fuzz run, with the handler in
+ * node n1 and reducers in node n2.
  */
 @Tag("tipc-kernel")
 class ServerConnectionKernelTest {
@@ -70,9 +71,8 @@ class ServerConnectionKernelTest {
         outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
         YarnConfiguration conf = new YarnConfiguration();
         conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
-        conf.setBoolean(ShuffleHandler.SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
         conf.setInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, WRITE_TIMEOUT_MS);
-        conf.setInt(TipcShuffleConfig.MAX_QUEUED_REQUESTS, 1);
+        conf.setInt(ShuffleHandler.MAX_SHUFFLE_CONNECTIONS, 3);
         handler = FetchCost.serve("n1", outputs, conf);
         assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
         port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
@@ -97,19 +97,26 @@ class ServerConnectionKernelTest {
     }
 
     @Test
-    void aStalledReducerLosesItsWorkerWithinTheWriteTimeoutAndAFullQueueAnswers429() throws Exception {
+    void stalledReducersBlockNobodyAreClosedWithinTheWriteTimeoutAndAConnectionOverTheLimitGets429() throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
         byte[] everything = ShuffleWire.request(uri, ShuffleWire.urlHash(uri, port, outputs.key), name().toString()).encode();
         try (Responses stalledA = new Responses(connect()); Responses stalledB = new Responses(connect());
-             Responses queued = new Responses(connect())) {
-            // Two reducers that never read hold both workers once the server has started writing to them.
+             Responses reading = new Responses(connect())) {
+            // As many reducers that never read as the server has threads.
             for (Responses stalled : new Responses[] {stalledA, stalledB}) {
                 stalled.channel.writeFully(ByteBuffer.wrap(everything));
-                assertTrue(stalled.channel.awaitReadable(60_000), "a worker answers");
+                assertTrue(stalled.channel.awaitReadable(60_000), "the server answers");
             }
-            queued.channel.writeFully(ByteBuffer.wrap(everything));
-            Thread.sleep(2_000); // for the acceptor to queue it
-            long start = System.nanoTime();
+            long stalledAt = System.nanoTime();
+            reading.channel.writeFully(ByteBuffer.wrap(everything));
+            ShuffleWire.Response served = reading.next();
+            long waited = Duration.ofNanos(System.nanoTime() - stalledAt).toMillis();
+            assertEquals(200, served.status());
+            assertEquals(MAPS, served.frames().size());
+            for (int m = 0; m < MAPS; m++) {
+                assertFrame(served.frames().get(m), m);
+            }
+            assertTrue(waited < WRITE_TIMEOUT_MS, "served " + waited + " ms after the stall, before its timeout");
 
             CountingReporter reporter = new CountingReporter();
             TipcShuffleConnection refused = connection(uri, reporter);
@@ -117,7 +124,7 @@ class ServerConnectionKernelTest {
                 refused.connect();
                 return refused.getResponseCode();
             });
-            assertEquals(429, status, "the queue (1) is full");
+            assertEquals(429, status, "three connections are open, the limit");
             assertEquals(1000, refused.getHeaderFieldLong("Retry-After", -1), "stock's back-off");
             assertEquals(name().toString(), refused.getHeaderField(TipcShuffleConfig.SERVER_HEADER));
             for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
@@ -127,20 +134,14 @@ class ServerConnectionKernelTest {
             }
             refused.disconnect();
 
-            ShuffleWire.Response served = queued.next();
-            long waited = Duration.ofNanos(System.nanoTime() - start).toMillis();
-            assertEquals(200, served.status());
-            assertEquals(MAPS, served.frames().size());
-            for (int m = 0; m < MAPS; m++) {
-                assertFrame(served.frames().get(m), m);
-            }
-            assertTrue(waited < WRITE_TIMEOUT_MS + 30_000, "served " + waited + " ms after the stall");
             long whole = everything.length; // any response to it is far longer than this
             for (Responses stalled : new Responses[] {stalledA, stalledB}) {
                 long got = stalled.drain();
                 assertTrue(got > whole && got < (long) MAPS * PARTITION,
                         "the stalled connection was closed part-way: " + got + " bytes");
             }
+            long closedAfter = Duration.ofNanos(System.nanoTime() - stalledAt).toMillis();
+            assertTrue(closedAfter < WRITE_TIMEOUT_MS + 30_000, "stalled connections closed after " + closedAfter + " ms");
         }
     }
 
@@ -227,10 +228,11 @@ class ServerConnectionKernelTest {
     static final int FUZZ_BATCH = 500;
     /**
      * What a fuzzed request may get: a status the stock handler uses (200 where the mutation left
-     * the request valid; 429 when both workers and the one queue place are busy), or, for a head cut
-     * short, nothing (the client closes first).
+     * the request valid; 429 when the fuzz's four connections meet the limit of three), 421 for a
+     * target that is not this server, or, for a head cut short, nothing (the client closes first).
      */
-    static final Set<String> FUZZ_ANSWERS = Set.of("200", "400", "401", "405", "421", "429", "431", "500", "cut short");
+    static final Set<String> FUZZ_ANSWERS = Set.of("200", "400", "401", "405", "421", "429", "500", "cut short",
+            "closed while sending");
 
     /** Sends {@code requests} fuzzed requests from {@link #FUZZ_CLIENTS} client threads in n2. */
     private static void fuzz(int requests, int seed, Map<String, Integer> outcomes) throws Exception {
@@ -292,8 +294,8 @@ class ServerConnectionKernelTest {
             channel.writeFully(ByteBuffer.wrap(bytes));
             return cutShort ? "cut short" : statusOf(channel);
         } catch (IOException e) {
-            // an oversized head: the server answers 431 and closes before all of it is written
-            return bytes.length > TipcShuffleConfig.DEFAULT_MAX_REQUEST_HEAD_BYTES ? "431" : "failed: " + e;
+            // a head over Netty's limit: the server answers 400 and closes before all of it is written
+            return bytes.length > HttpObjectDecoder.DEFAULT_MAX_HEADER_SIZE ? "closed while sending" : "failed: " + e;
         }
     }
 

@@ -1,0 +1,78 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCountUtil;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Set;
+
+/**
+ * Which of this node's shuffle names a TIPC connection reached. A request whose
+ * {@link TipcShuffleConfig#TARGET_HEADER} names another server (two hosts whose names map to one
+ * TIPC instance) gets 421 Misdirected Request and no map output; every response, errors included,
+ * names its server in {@link TipcShuffleConfig#SERVER_HEADER}, so that the fetcher can tell a
+ * refusal by the server it meant from a misdirection.
+ */
+final class ServerIdentity extends ChannelDuplexHandler {
+    private final Set<String> identities;
+    /** What a response names when its request named no target, or none could be read: the same on every start. */
+    private final String defaultIdentity;
+    private String identity;
+
+    /** @param identities this server's {@code address:port} names */
+    ServerIdentity(Set<String> identities) {
+        this.identities = Set.copyOf(identities);
+        this.defaultIdentity = Collections.min(identities);
+        this.identity = defaultIdentity;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HttpRequest request) {
+            String target = request.headers().get(TipcShuffleConfig.TARGET_HEADER);
+            if (target != null && !identities.contains(target)) {
+                ReferenceCountUtil.release(msg);
+                identity = defaultIdentity;
+                misdirected(ctx, target);
+                return;
+            }
+            identity = target != null ? target : defaultIdentity;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof HttpResponse response) {
+            response.headers().set(TipcShuffleConfig.SERVER_HEADER, identity);
+        }
+        ctx.write(msg, promise);
+    }
+
+    /** Answers as stock's handler answers a request it refuses: a text body, the shuffle version, then a close. */
+    private void misdirected(ChannelHandlerContext ctx, String target) {
+        byte[] text = ("Misdirected: this server is " + identities + ", not " + target).getBytes(StandardCharsets.UTF_8);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.MISDIRECTED_REQUEST, Unpooled.wrappedBuffer(text));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8")
+                .set(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
+                .set(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
+        HttpUtil.setContentLength(response, text.length);
+        ctx.channel().writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+}

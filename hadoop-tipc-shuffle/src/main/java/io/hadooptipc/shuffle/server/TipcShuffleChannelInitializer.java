@@ -1,0 +1,42 @@
+package io.hadooptipc.shuffle.server;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import org.apache.hadoop.mapred.ShuffleChannelInitializer;
+
+import java.util.Set;
+
+/**
+ * Stock's shuffle pipeline for a TIPC connection, with what TIPC adds around stock's handler
+ * (named {@code shuffle} by stock): requests answered one at a time, the server's identity,
+ * per-transport metrics, a timeout for reducers that stop reading, and a close TIPC peers read as
+ * a clean end of stream.
+ */
+final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChannel> {
+    private static final String STOCK_HANDLER = "shuffle";
+
+    private final ShuffleChannelInitializer stock;
+    private final Set<String> identities;
+    private final TipcShuffleMetrics metrics;
+    private final long writeTimeoutMillis;
+
+    TipcShuffleChannelInitializer(ShuffleChannelInitializer stock, Set<String> identities, TipcShuffleMetrics metrics,
+                                  long writeTimeoutMillis) {
+        this.stock = stock;
+        this.identities = Set.copyOf(identities);
+        this.metrics = metrics;
+        this.writeTimeoutMillis = writeTimeoutMillis;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) throws Exception {
+        stock.initChannel(ch);
+        ChannelPipeline pipeline = ch.pipeline();
+        pipeline.addFirst("tipc-shutdown", new ShutdownBeforeClose());
+        pipeline.addBefore(STOCK_HANDLER, "tipc-one-request", new OneRequestAtATime());
+        pipeline.addBefore(STOCK_HANDLER, "tipc-identity", new ServerIdentity(identities));
+        pipeline.addBefore(STOCK_HANDLER, "tipc-metrics", new TransferMetrics(metrics));
+        pipeline.addLast("tipc-stalled-reader", new StalledReaderTimeout(writeTimeoutMillis));
+    }
+}

@@ -1,0 +1,248 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.MapOutputFixture;
+import io.hadooptipc.shuffle.ResponseReader;
+import io.hadooptipc.shuffle.ShuffleWire;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import org.apache.hadoop.mapred.ShuffleChannelHandlerContext;
+import org.apache.hadoop.mapred.ShuffleChannelInitializer;
+import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What TIPC adds around stock's shuffle pipeline ({@link TipcShuffleChannelInitializer}), on the host:
+ * the same pipeline as over TIPC, served by Netty's epoll transport on a loopback TCP socket.
+ */
+class TipcPipelineTest {
+    static final int MAPS = 3;
+    static final int PARTITION = 1 << 20;
+    static final String ME = "10.0.0.1:13562";
+    static final String ALSO_ME = "10.0.0.2:13562";
+
+    @TempDir
+    static Path local;
+    static MapOutputFixture outputs;
+    static ContextSource handler;
+    static int httpPort;
+
+    EventLoopGroup loops;
+    TipcShuffleMetrics metrics;
+    int port;
+
+    /** A stock handler that lends its pipeline's context, as {@link TipcShuffleHandler} takes it. */
+    static final class ContextSource extends ShuffleHandler {
+        ShuffleChannelHandlerContext context(int maxConnections) {
+            ShuffleChannelHandlerContext stock = createHandlerContext();
+            YarnConfiguration conf = new YarnConfiguration(stock.conf);
+            conf.setInt(MAX_SHUFFLE_CONNECTIONS, maxConnections);
+            conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
+            ShuffleChannelHandlerContext context = new ShuffleChannelHandlerContext(conf, stock.userRsrc,
+                    stock.secretManager, stock.pathCache, stock.indexCache, stock.metrics, stock.allChannels);
+            context.port = httpPort;
+            return context;
+        }
+    }
+
+    @BeforeAll
+    static void mapOutputs() throws Exception {
+        DefaultMetricsSystem.setMiniClusterMode(true);
+        outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
+        YarnConfiguration conf = new YarnConfiguration();
+        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
+        handler = new ContextSource();
+        handler.setAuxiliaryLocalPathHandler(outputs.localDirs());
+        handler.init(conf);
+        handler.start();
+        handler.initializeApplication(outputs.application());
+        httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
+    }
+
+    @AfterAll
+    static void stopHandler() {
+        handler.stop();
+    }
+
+    @AfterEach
+    void stopServer() throws Exception {
+        if (loops != null) {
+            loops.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private void serve(int maxConnections, long writeTimeoutMillis) throws Exception {
+        metrics = new TipcShuffleMetrics();
+        loops = new EpollEventLoopGroup(2);
+        Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
+                .childHandler(new TipcShuffleChannelInitializer(
+                        new ShuffleChannelInitializer(handler.context(maxConnections), null),
+                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis))
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        port = ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Test
+    void answersPipelinedRequestsInOrderAndGarbageAfterThemWith400() throws Exception {
+        serve(0, 60_000);
+        try (Socket s = connect()) {
+            // Several maps each: stock sends a response's maps one after another, so answers that overlapped would mix.
+            s.getOutputStream().write(concat(request(ME, 0, 1, 2), request(ME, 2, 1), request(ALSO_ME, 1, 0),
+                    "\u0000\u0001 not HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)));
+            ResponseReader in = reader(s);
+            assertServed(in.next(), ME, 0, 1, 2);
+            assertServed(in.next(), ME, 2, 1);
+            assertServed(in.next(), ALSO_ME, 1, 0);
+            ShuffleWire.Response garbage = in.next();
+            assertEquals(400, garbage.status(), "garbage after three kept-alive requests");
+            assertEquals(ME, garbage.head().field(TipcShuffleConfig.SERVER_HEADER), "no target: the first name");
+        }
+        assertEquals(7, metrics.outputsOk());
+        assertEquals(7L * PARTITION, metrics.outputBytes());
+        assertEquals(1, metrics.requestsRejected());
+    }
+
+    @Test
+    void aRequestForAnotherServerGets421AndNoMapOutput() throws Exception {
+        serve(0, 60_000);
+        try (Socket s = connect()) {
+            s.getOutputStream().write(request("10.0.0.9:13562", 0));
+            ShuffleWire.Response r = reader(s).next();
+            assertEquals(421, r.status(), r.text());
+            assertEquals(ME, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+            assertEquals(-1, s.getInputStream().read(), "closed after the refusal");
+        }
+        assertEquals(0, metrics.outputsOk());
+    }
+
+    @Test
+    void refusalsNameTheServerTheRequestMeant() throws Exception {
+        serve(0, 60_000);
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
+        String wrongHash = ShuffleWire.urlHash(uri, httpPort, ShuffleWire.key("another job"));
+        try (Socket s = connect()) {
+            s.getOutputStream().write(ShuffleWire.request(uri, wrongHash, ALSO_ME).encode());
+            ShuffleWire.Response r = reader(s).next();
+            assertEquals(401, r.status(), r.text());
+            assertEquals(ALSO_ME, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+        }
+    }
+
+    @Test
+    void aConnectionOverTheLimitGets429WithRetryAfterAndTheServersName() throws Exception {
+        serve(1, 60_000);
+        try (Socket first = connect()) {
+            first.getOutputStream().write(request(ME, 0));
+            assertServed(reader(first).next(), ME, 0);
+            Socket second = connect();
+            ShuffleWire.Response refused = reader(second).next();
+            second.close();
+            assertEquals(429, refused.status());
+            assertNotNull(refused.head().field(ShuffleHandler.RETRY_AFTER_HEADER), "stock's back-off");
+            assertEquals(ME, refused.head().field(TipcShuffleConfig.SERVER_HEADER));
+        }
+    }
+
+    @Test
+    void aReducerThatStopsReadingIsClosedAfterTheWriteTimeoutAndOthersAreServedMeanwhile() throws Exception {
+        serve(0, 1_000);
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
+        byte[] all = ShuffleWire.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME).encode();
+        // So small a window that the first few KiB of the response fill it.
+        try (Socket stalled = new Socket()) {
+            stalled.setReceiveBufferSize(4096);
+            stalled.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            stalled.getOutputStream().write(all);
+            Thread.sleep(500);
+            try (Socket other = connect()) {
+                other.getOutputStream().write(request(ME, 1));
+                assertServed(reader(other).next(), ME, 1);
+            }
+            Thread.sleep(3_000); // the write timeout, and then some
+            InputStream in = stalled.getInputStream();
+            long got = 0;
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = readOrReset(in, buf)) > 0; ) {
+                got += n;
+            }
+            assertTrue(got < (long) MAPS * PARTITION, "closed part-way: " + got + " bytes");
+        }
+        assertEquals(1, metrics.outputsFailed(), "the map output under way when it was closed");
+    }
+
+    private static int readOrReset(InputStream in, byte[] buf) {
+        try {
+            return in.read(buf);
+        } catch (IOException e) { // a reset is a close too
+            return -1;
+        }
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        s.setSoTimeout(20_000);
+        return s;
+    }
+
+    private static ResponseReader reader(Socket s) throws IOException {
+        InputStream in = s.getInputStream();
+        return new ResponseReader(dst -> {
+            int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+            if (n > 0) {
+                dst.position(dst.position() + n);
+            }
+            return n;
+        });
+    }
+
+    private static byte[] request(String target, int... maps) throws IOException {
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, Arrays.stream(maps).mapToObj(ShuffleWire::map).toArray(String[]::new));
+        return ShuffleWire.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), target).encode();
+    }
+
+    private static void assertServed(ShuffleWire.Response r, String server, int... maps) {
+        assertEquals(200, r.status(), r.text());
+        assertEquals(server, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+        assertEquals(maps.length, r.frames().size());
+        for (int i = 0; i < maps.length; i++) {
+            assertEquals(ShuffleWire.map(maps[i]), r.frames().get(i).mapId());
+            CRC32C crc = new CRC32C();
+            crc.update(r.frames().get(i).data());
+            assertEquals(outputs.crc(maps[i], 0), crc.getValue(), "map " + maps[i]);
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        byte[] all = new byte[0];
+        for (byte[] p : parts) {
+            int at = all.length;
+            all = Arrays.copyOf(all, at + p.length);
+            System.arraycopy(p, 0, all, at, p.length);
+        }
+        return all;
+    }
+}
