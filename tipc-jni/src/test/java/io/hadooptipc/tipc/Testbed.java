@@ -6,12 +6,15 @@ import com.sun.jna.Native;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -116,6 +119,28 @@ public final class Testbed {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.count();
         }
+    }
+
+    /**
+     * The sockets this process has open now, as /proc/self/fd names them ({@code socket:[inode]}).
+     * Unlike {@link #openDescriptors()}, the JVM's own jars and files opened or closed meanwhile
+     * do not change it, and an inode names one socket even when its descriptor number is reused.
+     */
+    static Set<String> openSockets() throws IOException {
+        Set<String> sockets = new TreeSet<>();
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:")) {
+                        sockets.add(target);
+                    }
+                } catch (NoSuchFileException e) {
+                    // another thread closed it since the listing: not open now
+                }
+            }
+        }
+        return sockets;
     }
 
     /** Runs {@code command} (words split at spaces) in the guest's root namespace; fails if it fails. */

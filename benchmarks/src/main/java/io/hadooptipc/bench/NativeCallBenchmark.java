@@ -1,4 +1,4 @@
-package io.hadooptipc.tipc;
+package io.hadooptipc.bench;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
@@ -6,8 +6,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
-import io.hadooptipc.bench.Charts;
-import io.hadooptipc.bench.Results;
+import io.hadooptipc.tipc.ShimCalls;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -19,10 +18,9 @@ import java.util.stream.IntStream;
 import org.knowm.xchart.CategoryChart;
 
 /**
- * The cost of one system call through our JNI shim ({@link TipcNative}) against JNA, with
+ * The cost of one system call through our JNI shim ({@link ShimCalls}) against JNA, with
  * both direct mapping ({@code Native.register}) and interface mapping ({@link Library}),
  * measured side by side in one run: the project chooses JNI or JNA per path by measurement.
- * It lives in this package to call the package-private shim.
  *
  * <pre>
  *   NativeCallBenchmark ROUNDS OUT_DIR
@@ -34,6 +32,10 @@ import org.knowm.xchart.CategoryChart;
  */
 public final class NativeCallBenchmark {
     private static final int AF_UNIX = 1;
+    private static final int SOCK_STREAM = 1;
+    private static final int POLLIN = 0x1;
+    private static final int EFD_NONBLOCK = 0x800;
+    private static final int EFD_CLOEXEC = 0x80000;
     private static final int MSG_NOSIGNAL = 0x4000;
 
     private NativeCallBenchmark() {
@@ -44,7 +46,7 @@ public final class NativeCallBenchmark {
             System.err.println("usage: NativeCallBenchmark ROUNDS OUT_DIR");
             System.exit(2);
         }
-        TipcNative.ensureLoaded();
+        ShimCalls.ensureLoaded();
         new Run(Integer.parseInt(args[0]), Path.of(args[1])).execute();
     }
 
@@ -60,17 +62,17 @@ public final class NativeCallBenchmark {
     private static final class Jni implements Syscalls {
         @Override
         public int poll(int fd, int events, int timeoutMillis) {
-            return TipcNative.poll(fd, events, timeoutMillis);
+            return ShimCalls.poll(fd, events, timeoutMillis);
         }
 
         @Override
         public int send(int fd, ByteBuffer direct, int position, int length) {
-            return TipcNative.send(fd, direct, position, length);
+            return ShimCalls.send(fd, direct, position, length);
         }
 
         @Override
         public int recv(int fd, ByteBuffer direct, int position, int length) {
-            return TipcNative.recv(fd, direct, position, length);
+            return ShimCalls.recv(fd, direct, position, length);
         }
     }
 
@@ -98,6 +100,10 @@ public final class NativeCallBenchmark {
         long recv(int fd, Pointer buf, long len, int flags) throws LastErrorException;
 
         int socketpair(int domain, int type, int protocol, int[] fds) throws LastErrorException;
+
+        int eventfd(int initval, int flags) throws LastErrorException;
+
+        int close(int fd) throws LastErrorException;
     }
 
     /**
@@ -226,16 +232,15 @@ public final class NativeCallBenchmark {
         private final int rounds;
         private final Path out;
         private final List<Sample> samples = new ArrayList<>();
-        private final int eventFd = TipcNative.eventfd();
+        private final int eventFd = Libc.INSTANCE.eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         private final int[] socketPair = new int[2];
         private final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(64 * 1024);
         private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(64 * 1024);
 
-        Run(int rounds, Path out) throws IOException {
+        Run(int rounds, Path out) {
             this.rounds = rounds;
             this.out = out;
-            check(eventFd);
-            Libc.INSTANCE.socketpair(AF_UNIX, TipcNative.SOCK_STREAM, 0, socketPair);
+            Libc.INSTANCE.socketpair(AF_UNIX, SOCK_STREAM, 0, socketPair);
         }
 
         void execute() throws IOException {
@@ -253,9 +258,9 @@ public final class NativeCallBenchmark {
                     }
                 }
             } finally {
-                TipcNative.close(eventFd);
-                TipcNative.close(socketPair[0]);
-                TipcNative.close(socketPair[1]);
+                Libc.INSTANCE.close(eventFd);
+                Libc.INSTANCE.close(socketPair[0]);
+                Libc.INSTANCE.close(socketPair[1]);
             }
             report();
         }
@@ -265,7 +270,7 @@ public final class NativeCallBenchmark {
             long start = System.nanoTime();
             for (int i = 0; i < call.times; i++) {
                 if (call == Call.POLL) {
-                    check(calls.poll(eventFd, TipcNative.POLLIN, 0)); // 0: the eventfd is never signalled
+                    check(calls.poll(eventFd, POLLIN, 0)); // 0: the eventfd is never signalled
                 } else {
                     // A blocking socketpair holds 64 KiB, so the whole send goes in one call.
                     int sent = check(calls.send(socketPair[0], sendBuffer, 0, call.bytes));
@@ -279,7 +284,7 @@ public final class NativeCallBenchmark {
 
         private static int check(int result) throws IOException {
             if (result < 0) {
-                throw new IOException("system call failed: errno " + -result + " (" + TipcNative.strerror(-result) + ")");
+                throw new IOException("system call failed: errno " + -result);
             }
             return result;
         }
