@@ -1,10 +1,12 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.tipc.Tipc;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,12 +17,15 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Our classes start no method-handle machinery a stock reduce task would not: under emulation
- * each invokedynamic string concatenation site spins method handles at its first use, together
- * about a second of CPU per reduce task (StartCost).
+ * each invokedynamic string concatenation site, and a record's generated equals/hashCode,
+ * spin method handles costing together about a second of CPU per reduce task (StartCost).
  */
 class BootstrapFreeTest {
 
@@ -36,6 +41,22 @@ class BootstrapFreeTest {
         }
         assertTrue(offenders.isEmpty(), "compiled with invokedynamic string concatenation (-XDstringConcat=inline missing?): "
                 + offenders);
+    }
+
+    @Test
+    void namesAndTimeoutsAreComparedWithoutObjectMethods() throws Exception {
+        for (Class<?> c : List.of(ShuffleServiceName.class, Timeouts.class)) {
+            assertFalse(contains(bytes(c), "java/lang/runtime/ObjectMethods"), c + " bootstraps ObjectMethods");
+        }
+        InetAddress a = InetAddress.getByName("10.0.0.7");
+        assertEquals(new ShuffleServiceName(a, 13562), ShuffleServiceName.of(InetAddress.getByName("10.0.0.7"), 13562));
+        assertEquals(new ShuffleServiceName(a, 13562).hashCode(), new ShuffleServiceName(a, 13562).hashCode());
+        assertNotEquals(new ShuffleServiceName(a, 13562), new ShuffleServiceName(a, 13563));
+        assertNotEquals(new ShuffleServiceName(a, 13562), new ShuffleServiceName(InetAddress.getByName("10.0.0.8"), 13562));
+        assertEquals(new Timeouts(1, 2, 3), new Timeouts(1, 2, 3));
+        assertEquals(new Timeouts(1, 2, 3).hashCode(), new Timeouts(1, 2, 3).hashCode());
+        assertNotEquals(new Timeouts(1, 2, 3), new Timeouts(1, 2, 4));
+        assertNotEquals(new Timeouts(1, 2, 3), new Timeouts(2, 1, 3));
     }
 
     private interface ClassBytes {
@@ -64,6 +85,12 @@ class BootstrapFreeTest {
             }
         }
         assertTrue(seen > 10, "only " + seen + " classes found at " + root);
+    }
+
+    private static byte[] bytes(Class<?> c) throws IOException {
+        try (InputStream in = c.getResourceAsStream(c.getSimpleName() + ".class")) {
+            return in.readAllBytes();
+        }
     }
 
     /** Constant-pool names are stored as (modified) UTF-8, so an ASCII name is a plain byte sequence. */
