@@ -23,9 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Our classes start no method-handle machinery a stock reduce task would not: under emulation
- * each invokedynamic string concatenation site, and a record's generated equals/hashCode,
- * spin method handles costing together about a second of CPU per reduce task (StartCost).
+ * Our classes spin no method handles at first use that a stock reduce task's fetch does not:
+ * under emulation each invokedynamic string concatenation site and a record's generated
+ * equals/hashCode spin them at 10-15 ms a class, dozens of classes in a task's first fetch
+ * (StartCost).
  */
 class BootstrapFreeTest {
 
