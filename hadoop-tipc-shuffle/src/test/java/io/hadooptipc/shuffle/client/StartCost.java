@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +50,8 @@ import java.util.stream.Stream;
  *   src/test/testbed/tipc-vm --nodes 2 -- java -cp CLASSPATH io.hadooptipc.shuffle.client.StartCost [ROUNDS]
  * </pre>
  * {@code -Dstartcost.classes=true} also logs class loading and prints, by package, the classes
- * one side loads and the other does not.
+ * one side loads and the other does not; {@code -Dstartcost.baseline=CLASSPATH} adds a third side,
+ * {@code baseline}: our consumer from another build (say main's), to measure a change in one run.
  */
 public final class StartCost {
     /** The task JVM flags of benchmarks/shuffle. */
@@ -80,7 +82,10 @@ public final class StartCost {
                 "log4j.appender.console.target=System.err",
                 "log4j.appender.console.layout=org.apache.log4j.PatternLayout",
                 "log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p [%t] %c: %m%n"));
-        Process server = java("n2", List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), "serve", dir)
+        String ownClassPath = System.getProperty("java.class.path");
+        String baseline = System.getProperty("startcost.baseline");
+        List<String> sides = baseline == null ? List.of("stock", "ours") : List.of("stock", "ours", "baseline");
+        Process server = java("n2", List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), "serve", dir, ownClassPath)
                 .redirectOutput(dir.resolve("server.log").toFile()).redirectErrorStream(true).start();
         try {
             Path ready = dir.resolve("server.properties");
@@ -91,14 +96,18 @@ public final class StartCost {
             }
             Map<String, Map<String, List<long[]>>> bySide = new TreeMap<>();
             for (int round = 0; round <= rounds; round++) {
-                List<String> order = round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock");
+                List<String> order = new ArrayList<>(sides);
+                if (round % 2 == 1) {
+                    Collections.reverse(order);
+                }
                 for (String side : order) {
                     List<String> flags = new ArrayList<>(TASK_JVM);
                     flags.add("-Dlog4j.configuration=" + log4j.toUri());
                     if (logClasses) {
                         flags.add("-Xlog:class+load=info:file=" + dir.resolve("classes-" + side + ".log"));
                     }
-                    Map<String, long[]> steps = run(java("n1", flags, side, dir));
+                    Map<String, long[]> steps = run(side, side.equals("baseline")
+                            ? java("n1", flags, "ours", dir, baseline) : java("n1", flags, side, dir, ownClassPath));
                     if (logClasses) {
                         classesByStep(dir.resolve("classes-" + side + ".log"), steps,
                                 dir.resolve("classes-" + side + "-by-step.txt"));
@@ -109,13 +118,19 @@ public final class StartCost {
                     }
                 }
             }
-            System.out.printf("%-16s %28s %28s%n", "step (median of " + rounds + ")", "stock: wall/cpu ms, classes",
-                    "ours: wall/cpu ms, classes");
-            Set<String> steps = new java.util.LinkedHashSet<>(bySide.get("stock").keySet());
-            steps.addAll(bySide.get("ours").keySet());
+            StringBuilder head = new StringBuilder(String.format("%-16s", "step (median of " + rounds + ")"));
+            Set<String> steps = new java.util.LinkedHashSet<>();
+            for (String side : sides) {
+                head.append(String.format(" %30s", side + ": wall/cpu ms, classes"));
+                steps.addAll(bySide.get(side).keySet());
+            }
+            System.out.println(head);
             for (String step : steps) {
-                System.out.printf("%-16s %28s %28s%n", step, median(bySide.get("stock").get(step)),
-                        median(bySide.get("ours").get(step)));
+                StringBuilder line = new StringBuilder(String.format("%-16s", step));
+                for (String side : sides) {
+                    line.append(String.format(" %30s", median(bySide.get(side).get(step))));
+                }
+                System.out.println(line);
             }
             if (logClasses) {
                 Set<String> stock = classes(dir.resolve("classes-stock.log"));
@@ -129,17 +144,17 @@ public final class StartCost {
         }
     }
 
-    private static ProcessBuilder java(String node, List<String> flags, String command, Path dir) {
+    private static ProcessBuilder java(String node, List<String> flags, String command, Path dir, String classPath) {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", node,
                 Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(flags);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StartCost.class.getName(), command,
+        cmd.addAll(List.of("-cp", classPath, StartCost.class.getName(), command,
                 dir.toString()));
         return new ProcessBuilder(cmd);
     }
 
     /** A probe's STEP lines: name, wall ms, CPU ms, classes loaded. */
-    private static Map<String, long[]> run(ProcessBuilder probe) throws Exception {
+    private static Map<String, long[]> run(String side, ProcessBuilder probe) throws Exception {
         Process p = probe.redirectErrorStream(true).start();
         Map<String, long[]> steps = new LinkedHashMap<>();
         List<String> output = new ArrayList<>();
@@ -156,7 +171,7 @@ public final class StartCost {
         if (p.waitFor() != 0) {
             throw new IOException("probe " + probe.command() + " failed:\n" + String.join("\n", output));
         }
-        System.out.println(probe.command().get(probe.command().indexOf(StartCost.class.getName()) + 1) + ": "
+        System.out.println(side + ": "
                 + steps.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()[0] + "/" + e.getValue()[1])
                 .collect(Collectors.joining(", ")));
         return steps;
