@@ -9,6 +9,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -79,6 +80,19 @@ public record ShuffleServiceName(InetAddress address, int port) {
     /** Loopback names mean "this node" and are published on this node only. */
     public TipcScope scope() {
         return address.isLoopbackAddress() ? TipcScope.NODE : TipcScope.CLUSTER;
+    }
+
+    // equals and hashCode written out: a record's generated ones bootstrap java.lang.runtime.ObjectMethods
+    // on first use, method handles that cost a reduce task JVM about half a second under emulation,
+    // and fetchers hash names from their first fetch on.
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ShuffleServiceName n && port == n.port && Objects.equals(address, n.address);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Objects.hashCode(address) + port;
     }
 
     /** {@code 10.0.0.7:13562} or {@code [fd00::7]:13562}: the identity a server states. */

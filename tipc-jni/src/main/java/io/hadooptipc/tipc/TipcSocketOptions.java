@@ -75,7 +75,30 @@ public final class TipcSocketOptions {
         return n;
     }
 
-    private record Option<T>(String name, Class<T> type) implements SocketOption<T> {
+    /**
+     * One option, equal only to itself as the JDK's are. Not a record: NATIVE's lookup would hash it
+     * with a generated hashCode, whose ObjectMethods bootstrap costs a fresh JVM's first connect
+     * tens of method-handle classes under emulation.
+     */
+    private static final class Option<T> implements SocketOption<T> {
+        private final String name;
+        private final Class<T> type;
+
+        Option(String name, Class<T> type) {
+            this.name = name;
+            this.type = type;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Class<T> type() {
+            return type;
+        }
+
         @Override
         public String toString() {
             return name;

@@ -15,6 +15,25 @@ record Timeouts(int connectMillis, int readMillis, int writeMillis) {
         }
     }
 
+    // Written out, as the record would generate them, for the reason ShuffleServiceName's are: StreamPool
+    // compares timeouts on every reuse.
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Timeouts t && connectMillis == t.connectMillis && readMillis == t.readMillis
+                && writeMillis == t.writeMillis;
+    }
+
+    @Override
+    public int hashCode() {
+        return (31 * connectMillis + readMillis) * 31 + writeMillis;
+    }
+
+    @Override
+    public String toString() {
+        return "Timeouts[connectMillis=" + connectMillis + ", readMillis=" + readMillis + ", writeMillis=" + writeMillis
+                + "]";
+    }
+
     /**
      * The stock fetcher's timeouts on {@code c}. It sets no write timeout, since over HTTP a request
      * never waits for the server; over TIPC a server that takes no bytes of the request is bounded
