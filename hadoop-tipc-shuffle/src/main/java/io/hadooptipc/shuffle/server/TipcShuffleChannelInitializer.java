@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * Stock's shuffle pipeline for a TIPC connection, with what TIPC adds around stock's handler
  * (named {@code shuffle} by stock): requests answered one at a time, the server's identity,
- * per-transport metrics, a timeout for reducers that stop reading, and a close TIPC peers read as
- * a clean end of stream.
+ * per-transport metrics, the connection limit, a timeout for reducers that stop reading, and a
+ * close TIPC peers read as a clean end of stream.
  */
 final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChannel> {
     private static final String STOCK_HANDLER = "shuffle";
@@ -20,10 +20,16 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
     private final Set<String> identities;
     private final TipcShuffleMetrics metrics;
     private final long writeTimeoutMillis;
+    private final ConnectionLimit limit;
 
+    /**
+     * @param stock          stock's initializer, over a handler context without a connection limit
+     * @param maxConnections stock's {@code mapreduce.shuffle.max.connections}, applied here instead
+     */
     TipcShuffleChannelInitializer(ShuffleChannelInitializer stock, Set<String> identities, TipcShuffleMetrics metrics,
-                                  long writeTimeoutMillis) {
+                                  long writeTimeoutMillis, int maxConnections) {
         this.stock = stock;
+        this.limit = new ConnectionLimit(maxConnections);
         this.identities = Set.copyOf(identities);
         this.metrics = metrics;
         this.writeTimeoutMillis = writeTimeoutMillis;
@@ -37,6 +43,7 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         pipeline.addBefore(STOCK_HANDLER, "tipc-one-request", new OneRequestAtATime());
         pipeline.addBefore(STOCK_HANDLER, "tipc-identity", new ServerIdentity(identities));
         pipeline.addBefore(STOCK_HANDLER, "tipc-metrics", new TransferMetrics(metrics));
+        pipeline.addBefore(STOCK_HANDLER, "tipc-connection-limit", limit);
         pipeline.addLast("tipc-stalled-reader", new StalledReaderTimeout(writeTimeoutMillis));
     }
 }

@@ -83,11 +83,10 @@ public class TipcShuffleHandler extends ShuffleHandler {
         }
         Set<String> identities = new LinkedHashSet<>();
         names.forEach(n -> identities.add(n.toString()));
-        TipcShuffleServer server = TipcShuffleServer.start(type, names,
-                new TipcShuffleChannelInitializer(new ShuffleChannelInitializer(keptAlive(createHandlerContext(), port), null),
-                        identities, tipcMetrics, positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS,
-                        TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS)),
-                threads(conf));
+        TipcShuffleServer server = TipcShuffleServer.start(type, names, new TipcShuffleChannelInitializer(
+                new ShuffleChannelInitializer(tipcContext(createHandlerContext(), port), null), identities, tipcMetrics,
+                positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
+                conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS)), threads(conf));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
@@ -137,12 +136,14 @@ public class TipcShuffleHandler extends ShuffleHandler {
     /**
      * Stock's handler context for TIPC connections: its caches, job tokens, stock metrics and
      * channel group, with keep-alive on, so that a reducer may send a host's next request on the
-     * same TIPC stream (stock's keep-alive timeout still closes idle ones). A UrlHash signs the
-     * HTTP port, which the context must know.
+     * same TIPC stream (stock's keep-alive timeout still closes idle ones), and without the
+     * connection limit, which {@link ConnectionLimit} applies. A UrlHash signs the HTTP port,
+     * which the context must know.
      */
-    private static ShuffleChannelHandlerContext keptAlive(ShuffleChannelHandlerContext stock, int port) {
+    private static ShuffleChannelHandlerContext tipcContext(ShuffleChannelHandlerContext stock, int port) {
         Configuration conf = new Configuration(stock.conf);
         conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
+        conf.setInt(MAX_SHUFFLE_CONNECTIONS, 0);
         ShuffleChannelHandlerContext context = new ShuffleChannelHandlerContext(conf, stock.userRsrc,
                 stock.secretManager, stock.pathCache, stock.indexCache, stock.metrics, stock.allChannels);
         context.port = port;

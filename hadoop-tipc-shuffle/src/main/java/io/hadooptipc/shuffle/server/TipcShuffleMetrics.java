@@ -53,6 +53,10 @@ public final class TipcShuffleMetrics implements MetricsSource {
         return connections.value();
     }
 
+    public int openConnections() {
+        return openConnections.value();
+    }
+
     public int requestsRejected() {
         return requestsRejected.value();
     }

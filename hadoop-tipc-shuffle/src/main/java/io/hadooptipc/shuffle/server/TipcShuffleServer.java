@@ -9,7 +9,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -52,9 +54,12 @@ public final class TipcShuffleServer implements Closeable {
         }
         int fd = bound.detachDescriptor();
         try {
-            // register() rather than bind(): the socket is bound and listening already
+            // register() rather than bind(): the socket is bound and listening already. Level-triggered:
+            // TIPC reports a peer's close as EPOLLIN|EPOLLHUP without EPOLLRDHUP, so an edge-triggered
+            // channel that read the last data and the close in one wake-up would never look again.
             Channel listener = new ServerBootstrap().group(loops)
                     .channelFactory((ChannelFactory<ServerChannel>) () -> new EpollServerSocketChannel(fd))
+                    .childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .childHandler(pipeline)
                     .register().sync().channel();
             return new TipcShuffleServer(loops, listener);

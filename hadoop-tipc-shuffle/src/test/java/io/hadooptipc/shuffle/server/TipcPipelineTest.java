@@ -57,10 +57,10 @@ class TipcPipelineTest {
 
     /** A stock handler that lends its pipeline's context, as {@link TipcShuffleHandler} takes it. */
     static final class ContextSource extends ShuffleHandler {
-        ShuffleChannelHandlerContext context(int maxConnections) {
+        ShuffleChannelHandlerContext context() {
             ShuffleChannelHandlerContext stock = createHandlerContext();
             YarnConfiguration conf = new YarnConfiguration(stock.conf);
-            conf.setInt(MAX_SHUFFLE_CONNECTIONS, maxConnections);
+            conf.setInt(MAX_SHUFFLE_CONNECTIONS, 0);
             conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
             ShuffleChannelHandlerContext context = new ShuffleChannelHandlerContext(conf, stock.userRsrc,
                     stock.secretManager, stock.pathCache, stock.indexCache, stock.metrics, stock.allChannels);
@@ -100,8 +100,8 @@ class TipcPipelineTest {
         loops = new EpollEventLoopGroup(2);
         Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
                 .childHandler(new TipcShuffleChannelInitializer(
-                        new ShuffleChannelInitializer(handler.context(maxConnections), null),
-                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis))
+                        new ShuffleChannelInitializer(handler.context(), null),
+                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, maxConnections))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
         port = ((InetSocketAddress) listener.localAddress()).getPort();
     }
@@ -153,17 +153,18 @@ class TipcPipelineTest {
     }
 
     @Test
-    void aConnectionOverTheLimitGets429WithRetryAfterAndTheServersName() throws Exception {
+    void aRequestOnAConnectionOverTheLimitGets429WithRetryAfterAndTheServersName() throws Exception {
         serve(1, 60_000);
         try (Socket first = connect()) {
             first.getOutputStream().write(request(ME, 0));
             assertServed(reader(first).next(), ME, 0);
             Socket second = connect();
+            second.getOutputStream().write(request(ALSO_ME, 1));
             ShuffleWire.Response refused = reader(second).next();
             second.close();
             assertEquals(429, refused.status());
             assertNotNull(refused.head().field(ShuffleHandler.RETRY_AFTER_HEADER), "stock's back-off");
-            assertEquals(ME, refused.head().field(TipcShuffleConfig.SERVER_HEADER));
+            assertEquals(ALSO_ME, refused.head().field(TipcShuffleConfig.SERVER_HEADER), "the server asked for");
         }
     }
 
