@@ -131,4 +131,15 @@ public final class ShuffleWire {
 
     private ShuffleWire() {
     }
+
+    /** The parts one after another, as one write sends them. */
+    public static byte[] concat(byte[]... parts) {
+        byte[] all = new byte[0];
+        for (byte[] p : parts) {
+            int at = all.length;
+            all = Arrays.copyOf(all, at + p.length);
+            System.arraycopy(p, 0, all, at, p.length);
+        }
+        return all;
+    }
 }

@@ -82,14 +82,8 @@ class EncryptedLinkKernelTest {
 
     /** m2: serves the map output and sets its key when m1 asks, until m1 is done. */
     private static void serve(MapOutputFixture outputs) throws Exception {
-        YarnConfiguration conf = new YarnConfiguration();
-        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-        TipcShuffleHandler handler = new TipcShuffleHandler();
-        handler.setAuxiliaryLocalPathHandler(outputs.localDirs());
-        handler.init(conf);
-        handler.start();
+        TipcShuffleHandler handler = FetchCost.start(outputs, new YarnConfiguration());
         try (ServerSocket control = new ServerSocket()) {
-            handler.initializeApplication(outputs.application());
             assertTrue(handler.isServingTipc(), "the handler on m2 serves TIPC");
             control.bind(new InetSocketAddress(SERVER_IP, CONTROL_PORT));
             try (Socket m1 = control.accept();

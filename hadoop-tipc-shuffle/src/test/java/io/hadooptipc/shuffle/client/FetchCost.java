@@ -39,15 +39,18 @@ public final class FetchCost {
 
     /** Our mapreduce_shuffle handler in testbed node {@code node}, serving {@code outputs} on an ephemeral port. */
     public static TipcShuffleHandler serve(String node, MapOutputFixture outputs, YarnConfiguration conf) throws Exception {
-        return Testbed.on(node, () -> {
-            conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-            TipcShuffleHandler h = new TipcShuffleHandler();
-            h.setAuxiliaryLocalPathHandler(outputs.localDirs());
-            h.init(conf);
-            h.start();
-            h.initializeApplication(outputs.application());
-            return h;
-        });
+        return Testbed.on(node, () -> start(outputs, conf));
+    }
+
+    /** Our mapreduce_shuffle handler in this thread's node, serving {@code outputs} on an ephemeral port. */
+    public static TipcShuffleHandler start(MapOutputFixture outputs, YarnConfiguration conf) throws Exception {
+        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
+        TipcShuffleHandler h = new TipcShuffleHandler();
+        h.setAuxiliaryLocalPathHandler(outputs.localDirs());
+        h.init(conf);
+        h.start();
+        h.initializeApplication(outputs.application());
+        return h;
     }
 
     /** Stops, in {@code node}, a handler started there (by {@link #serve} or alike); nothing if it never started. */

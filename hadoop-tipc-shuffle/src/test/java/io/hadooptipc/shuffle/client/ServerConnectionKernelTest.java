@@ -93,7 +93,7 @@ class ServerConnectionKernelTest {
 
     @Test
     void answersPipelinedRequestsInOrderAndGarbageAfterThemWith400() throws Exception {
-        byte[] both = concat(request(0), request(1),
+        byte[] both = ShuffleWire.concat(request(0), request(1),
                 "\u0000\u0001 not HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         try (Responses in = new Responses(connect())) {
             in.channel.writeFully(ByteBuffer.wrap(both));
@@ -264,7 +264,7 @@ class ServerConnectionKernelTest {
             case 0 -> { // bytes that are no request at all
                 bytes = new byte[1 + random.nextInt(512)];
                 random.nextBytes(bytes);
-                bytes = concat(bytes, CRLF2);
+                bytes = ShuffleWire.concat(bytes, CRLF2);
             }
             case 1 -> { // a few bytes of a good request changed
                 bytes = valid.clone();
@@ -280,8 +280,8 @@ class ServerConnectionKernelTest {
                 int from = random.nextInt(head);
                 int to = from + random.nextInt(head - from);
                 bytes = random.nextBoolean()
-                        ? concat(Arrays.copyOf(valid, to), Arrays.copyOfRange(valid, from, valid.length))
-                        : concat(Arrays.copyOf(valid, from), Arrays.copyOfRange(valid, to, valid.length));
+                        ? ShuffleWire.concat(Arrays.copyOf(valid, to), Arrays.copyOfRange(valid, from, valid.length))
+                        : ShuffleWire.concat(Arrays.copyOf(valid, from), Arrays.copyOfRange(valid, to, valid.length));
             }
             default -> { // an oversized head now and then, else a header line of random printable text
                 int length = random.nextInt(100) == 0 ? 70_000 : 1 + random.nextInt(200);
@@ -289,7 +289,7 @@ class ServerConnectionKernelTest {
                 for (int k = 0; k < length; k++) {
                     line[k] = (byte) (' ' + random.nextInt(95));
                 }
-                bytes = concat(Arrays.copyOf(valid, head + 2), line, CRLF2);
+                bytes = ShuffleWire.concat(Arrays.copyOf(valid, head + 2), line, CRLF2);
             }
         }
         try (TipcSocketChannel channel = TipcSocketChannel.open(service())) {
@@ -406,15 +406,6 @@ class ServerConnectionKernelTest {
         return name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE);
     }
 
-    private static byte[] concat(byte[]... parts) {
-        byte[] all = new byte[0];
-        for (byte[] p : parts) {
-            int at = all.length;
-            all = Arrays.copyOf(all, at + p.length);
-            System.arraycopy(p, 0, all, at, p.length);
-        }
-        return all;
-    }
 
     /** Responses read one after another off one TIPC connection. */
     private static final class Responses implements AutoCloseable {

@@ -234,13 +234,7 @@ public final class StartCost {
     /** Our handler in this process's node, serving two maps' partitions of 4 KB to reduce 0. */
     private static void serve(Path dir) throws Exception {
         MapOutputFixture outputs = new MapOutputFixture(dir.resolve("local"), 2, 1, 4096);
-        YarnConfiguration conf = new YarnConfiguration();
-        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-        TipcShuffleHandler handler = new TipcShuffleHandler();
-        handler.setAuxiliaryLocalPathHandler(outputs.localDirs());
-        handler.init(conf);
-        handler.start();
-        handler.initializeApplication(outputs.application());
+        TipcShuffleHandler handler = FetchCost.start(outputs, new YarnConfiguration());
         Properties p = new Properties();
         p.setProperty("port", Integer.toString(ShuffleHandler.deserializeMetaData(handler.getMetaData())));
         p.setProperty("key", Base64.getEncoder().encodeToString(outputs.key.getEncoded()));

@@ -111,7 +111,7 @@ class TipcPipelineTest {
         serve(0, 60_000);
         try (Socket s = connect()) {
             // Several maps each: stock sends a response's maps one after another, so answers that overlapped would mix.
-            s.getOutputStream().write(concat(request(ME, 0, 1, 2), request(ME, 2, 1), request(ALSO_ME, 1, 0),
+            s.getOutputStream().write(ShuffleWire.concat(request(ME, 0, 1, 2), request(ME, 2, 1), request(ALSO_ME, 1, 0),
                     "\u0000\u0001 not HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)));
             ResponseReader in = reader(s);
             assertServed(in.next(), ME, 0, 1, 2);
@@ -237,13 +237,4 @@ class TipcPipelineTest {
         }
     }
 
-    private static byte[] concat(byte[]... parts) {
-        byte[] all = new byte[0];
-        for (byte[] p : parts) {
-            int at = all.length;
-            all = Arrays.copyOf(all, at + p.length);
-            System.arraycopy(p, 0, all, at, p.length);
-        }
-        return all;
-    }
 }
