@@ -1,19 +1,12 @@
 package io.hadooptipc.shuffle.server;
 
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import org.apache.hadoop.mapred.ShuffleHandler;
-import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -50,14 +43,9 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest && maxConnections > 0 && open.get() > maxConnections) {
             ReferenceCountUtil.release(msg);
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                    ShuffleHandler.TOO_MANY_REQ_STATUS, Unpooled.EMPTY_BUFFER);
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8")
-                    .set(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
-                    .set(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION)
-                    .set(ShuffleHandler.RETRY_AFTER_HEADER, ShuffleHandler.FETCH_RETRY_DELAY);
-            HttpUtil.setContentLength(response, 0);
-            ctx.channel().writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            FullHttpResponse response = Refusal.of(ShuffleHandler.TOO_MANY_REQ_STATUS, "");
+            response.headers().set(ShuffleHandler.RETRY_AFTER_HEADER, ShuffleHandler.FETCH_RETRY_DELAY);
+            Refusal.sendAndClose(ctx, response);
             return;
         }
         ctx.fireChannelRead(msg);

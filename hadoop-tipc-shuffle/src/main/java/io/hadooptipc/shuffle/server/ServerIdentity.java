@@ -1,23 +1,14 @@
 package io.hadooptipc.shuffle.server;
 
 import io.hadooptipc.shuffle.TipcShuffleConfig;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
-import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Set;
 
@@ -48,7 +39,8 @@ final class ServerIdentity extends ChannelDuplexHandler {
             if (target != null && !identities.contains(target)) {
                 ReferenceCountUtil.release(msg);
                 identity = defaultIdentity;
-                misdirected(ctx, target);
+                Refusal.sendAndClose(ctx, Refusal.of(HttpResponseStatus.MISDIRECTED_REQUEST,
+                        "Misdirected: this server is " + identities + ", not " + target));
                 return;
             }
             identity = target != null ? target : defaultIdentity;
@@ -62,17 +54,5 @@ final class ServerIdentity extends ChannelDuplexHandler {
             response.headers().set(TipcShuffleConfig.SERVER_HEADER, identity);
         }
         ctx.write(msg, promise);
-    }
-
-    /** Answers as stock's handler answers a request it refuses: a text body, the shuffle version, then a close. */
-    private void misdirected(ChannelHandlerContext ctx, String target) {
-        byte[] text = ("Misdirected: this server is " + identities + ", not " + target).getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.MISDIRECTED_REQUEST, Unpooled.wrappedBuffer(text));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8")
-                .set(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
-                .set(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
-        HttpUtil.setContentLength(response, text.length);
-        ctx.channel().writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 }

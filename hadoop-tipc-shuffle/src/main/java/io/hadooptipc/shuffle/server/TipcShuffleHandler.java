@@ -140,7 +140,7 @@ public class TipcShuffleHandler extends ShuffleHandler {
      * connection limit, which {@link ConnectionLimit} applies. A UrlHash signs the HTTP port,
      * which the context must know.
      */
-    private static ShuffleChannelHandlerContext tipcContext(ShuffleChannelHandlerContext stock, int port) {
+    static ShuffleChannelHandlerContext tipcContext(ShuffleChannelHandlerContext stock, int port) {
         Configuration conf = new Configuration(stock.conf);
         conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
         conf.setInt(MAX_SHUFFLE_CONNECTIONS, 0);

@@ -55,17 +55,10 @@ class TipcPipelineTest {
     TipcShuffleMetrics metrics;
     int port;
 
-    /** A stock handler that lends its pipeline's context, as {@link TipcShuffleHandler} takes it. */
+    /** A stock handler that lends its pipeline's context, made into TIPC's as {@link TipcShuffleHandler} makes it. */
     static final class ContextSource extends ShuffleHandler {
         ShuffleChannelHandlerContext context() {
-            ShuffleChannelHandlerContext stock = createHandlerContext();
-            YarnConfiguration conf = new YarnConfiguration(stock.conf);
-            conf.setInt(MAX_SHUFFLE_CONNECTIONS, 0);
-            conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
-            ShuffleChannelHandlerContext context = new ShuffleChannelHandlerContext(conf, stock.userRsrc,
-                    stock.secretManager, stock.pathCache, stock.indexCache, stock.metrics, stock.allChannels);
-            context.port = httpPort;
-            return context;
+            return TipcShuffleHandler.tipcContext(createHandlerContext(), httpPort);
         }
     }
 
