@@ -44,7 +44,12 @@ public final class FetchCost {
 
     /** Our mapreduce_shuffle handler in this thread's node, serving {@code outputs} on an ephemeral port. */
     public static TipcShuffleHandler start(MapOutputFixture outputs, YarnConfiguration conf) throws Exception {
-        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
+        return start(outputs, conf, 0);
+    }
+
+    /** Our mapreduce_shuffle handler in this thread's node, serving {@code outputs} on {@code port} (0: ephemeral). */
+    public static TipcShuffleHandler start(MapOutputFixture outputs, YarnConfiguration conf, int port) throws Exception {
+        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, port);
         TipcShuffleHandler h = new TipcShuffleHandler();
         h.setAuxiliaryLocalPathHandler(outputs.localDirs());
         h.init(conf);
