@@ -7,6 +7,7 @@ import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
 
 import java.io.IOException;
+import java.nio.channels.NotYetConnectedException;
 
 /**
  * Ends a connection the way a TIPC peer reads as a clean end of stream. A TIPC socket closed
@@ -17,13 +18,14 @@ import java.io.IOException;
 final class ShutdownBeforeClose extends ChannelOutboundHandlerAdapter {
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        if (ctx.channel() instanceof UnixChannel unix && unix.fd() instanceof Socket socket && socket.isOpen()) {
-            try {
+        try {
+            if (ctx.channel() instanceof UnixChannel unix && unix.fd() instanceof Socket socket && socket.isOpen()) {
                 socket.shutdown(true, true);
-            } catch (IOException e) {
-                // shut down or reset already: closing is all that is left
             }
+        } catch (IOException | NotYetConnectedException e) {
+            // reset, or the peer left first (Netty reports ENOTCONN unchecked): closing is all that is left
+        } finally {
+            ctx.close(promise); // whatever happened: a connection left open here would hold its descriptor for good
         }
-        ctx.close(promise);
     }
 }

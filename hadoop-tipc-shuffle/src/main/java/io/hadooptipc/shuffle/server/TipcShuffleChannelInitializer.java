@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * Stock's shuffle pipeline for a TIPC connection, with what TIPC adds around stock's handler
  * (named {@code shuffle} by stock): requests answered one at a time, the server's identity,
- * per-transport metrics, the connection limit, a timeout for reducers that stop reading, and a
- * close TIPC peers read as a clean end of stream.
+ * per-transport metrics, the connection limit, timeouts for connections that send no request and
+ * for reducers that stop reading, and a close TIPC peers read as a clean end of stream.
  */
 final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChannel> {
     private static final String STOCK_HANDLER = "shuffle";
@@ -20,6 +20,7 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
     private final Set<String> identities;
     private final TipcShuffleMetrics metrics;
     private final long writeTimeoutMillis;
+    private final long requestTimeoutMillis;
     private final ConnectionLimit limit;
 
     /**
@@ -27,12 +28,13 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
      * @param maxConnections stock's {@code mapreduce.shuffle.max.connections}, applied here instead
      */
     TipcShuffleChannelInitializer(ShuffleChannelInitializer stock, Set<String> identities, TipcShuffleMetrics metrics,
-                                  long writeTimeoutMillis, int maxConnections) {
+                                  long writeTimeoutMillis, long requestTimeoutMillis, int maxConnections) {
         this.stock = stock;
         this.limit = new ConnectionLimit(maxConnections);
         this.identities = Set.copyOf(identities);
         this.metrics = metrics;
         this.writeTimeoutMillis = writeTimeoutMillis;
+        this.requestTimeoutMillis = requestTimeoutMillis;
     }
 
     @Override
@@ -40,6 +42,7 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         stock.initChannel(ch);
         ChannelPipeline pipeline = ch.pipeline();
         pipeline.addFirst("tipc-shutdown", new ShutdownBeforeClose());
+        pipeline.addBefore(STOCK_HANDLER, "tipc-request-timeout", new RequestTimeout(requestTimeoutMillis));
         pipeline.addBefore(STOCK_HANDLER, "tipc-one-request", new OneRequestAtATime());
         pipeline.addBefore(STOCK_HANDLER, "tipc-identity", new ServerIdentity(identities));
         pipeline.addBefore(STOCK_HANDLER, "tipc-metrics", new TransferMetrics(metrics));

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code mapreduce_shuffle} aux service with a TIPC transport. It is the stock
@@ -86,6 +87,8 @@ public class TipcShuffleHandler extends ShuffleHandler {
         TipcShuffleServer server = TipcShuffleServer.start(type, names, new TipcShuffleChannelInitializer(
                 new ShuffleChannelInitializer(tipcContext(createHandlerContext(), port), null), identities, tipcMetrics,
                 positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
+                TimeUnit.SECONDS.toMillis(conf.getInt(SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT,
+                        DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT)),
                 conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS)), threads(conf));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));

@@ -20,20 +20,25 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * What TIPC adds around stock's shuffle pipeline ({@link TipcShuffleChannelInitializer}), on the host:
@@ -89,12 +94,16 @@ class TipcPipelineTest {
     }
 
     private void serve(int maxConnections, long writeTimeoutMillis) throws Exception {
+        serve(maxConnections, writeTimeoutMillis, 60_000);
+    }
+
+    private void serve(int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis) throws Exception {
         metrics = new TipcShuffleMetrics();
         loops = new EpollEventLoopGroup(2);
         Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
                 .childHandler(new TipcShuffleChannelInitializer(
                         new ShuffleChannelInitializer(handler.context(), null),
-                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, maxConnections))
+                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, requestTimeoutMillis, maxConnections))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
         port = ((InetSocketAddress) listener.localAddress()).getPort();
     }
@@ -162,6 +171,47 @@ class TipcPipelineTest {
     }
 
     @Test
+    void refusedConnectionsAreClosedEvenWhenTheReducerLeavesFirst() throws Exception {
+        serve(0, 60_000);
+        long before = openDescriptors();
+        for (int i = 0; i < 200; i++) {
+            try (Socket s = connect()) { // gone as soon as the status line is read, often before the server's close
+                s.getOutputStream().write(request("10.0.0.9:13562", 1));
+                assertEquals("HTTP/1.1 421", new String(s.getInputStream().readNBytes(12), StandardCharsets.ISO_8859_1));
+            }
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (openDescriptors() > before && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(before, openDescriptors(), "descriptors after 200 refused connections");
+    }
+
+    private static long openDescriptors() {
+        return Objects.requireNonNull(new File("/proc/self/fd").list()).length;
+    }
+
+    @Test
+    void aConnectionWithoutACompleteRequestIsClosedAfterTheRequestTimeout() throws Exception {
+        serve(0, 60_000, 1_000);
+        try (Socket skipped = connect(); Socket unfinished = connect(); Socket silent = connect()) {
+            // Netty's decoder skips control characters before a request, and waits for one.
+            skipped.getOutputStream().write("\u0000\n\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            byte[] head = request(ME, 0);
+            unfinished.getOutputStream().write(Arrays.copyOf(head, head.length - 2));
+            for (Socket s : List.of(skipped, unfinished, silent)) {
+                assertClosedWithoutAnswer(s);
+            }
+            // A kept-alive connection waits for its next request as long, and no longer.
+            try (Socket kept = connect()) {
+                kept.getOutputStream().write(request(ME, 1));
+                assertServed(reader(kept).next(), ME, 1);
+                assertClosedWithoutAnswer(kept);
+            }
+        }
+    }
+
+    @Test
     void aReducerThatStopsReadingIsClosedAfterTheWriteTimeoutAndOthersAreServedMeanwhile() throws Exception {
         serve(0, 1_000);
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
@@ -186,6 +236,18 @@ class TipcPipelineTest {
             assertTrue(got < (long) MAPS * PARTITION, "closed part-way: " + got + " bytes");
         }
         assertEquals(1, metrics.outputsFailed(), "the map output under way when it was closed");
+    }
+
+    /** The server closes {@code s} within 5 s (4 over the test's request timeout), sending nothing more. */
+    private static void assertClosedWithoutAnswer(Socket s) throws IOException {
+        s.setSoTimeout(5_000);
+        try {
+            assertEquals(-1, s.getInputStream().read(), "closed without an answer");
+        } catch (SocketTimeoutException e) {
+            fail("still open after 5 s");
+        } catch (IOException reset) {
+            // a reset is a close too
+        }
     }
 
     private static int readOrReset(InputStream in, byte[] buf) {
