@@ -355,7 +355,7 @@ public final class EncryptedShuffleBenchmark {
         }
         StringBuilder summary = new StringBuilder(String.format(Locale.ROOT, """
                 Our handler (`TipcShuffleHandler`, serving HTTP/TCP through stock's pipeline and TIPC) on machine 2,
-                a reducer's fetches from machine 1, one map output per request; %d rounds, the modes interleaved
+                a reducer's fetches from machine 1, one map output per request; rounds: %d, the modes interleaved
                 (each round starting at the next), after one warm-up series of each. Modes: stock HTTP and stock
                 HTTPS over TCP (the stock fetcher's connections; HTTPS with a self-signed key pair set in
                 ssl-server.xml and ssl-client.xml), plain TIPC (ours), TIPC over links the kernel encrypts
