@@ -48,8 +48,7 @@ public final class MapOutputFixture {
         Random random = new Random(1);
         byte[] buf = new byte[partitionBytes];
         for (int m = 0; m < maps; m++) {
-            java.nio.file.Path dir = localDir.resolve("usercache/" + ShuffleWire.USER + "/appcache/"
-                    + "application_1700000000000_0001/output/" + ShuffleWire.map(m));
+            java.nio.file.Path dir = outputFile(localDir, ShuffleWire.map(m)).getParent();
             Files.createDirectories(dir);
             SpillRecord index = new SpillRecord(reduces);
             try (OutputStream out = Files.newOutputStream(dir.resolve("file.out"))) {
@@ -66,11 +65,22 @@ public final class MapOutputFixture {
         }
     }
 
+    /** A map's output file under {@code localDir}, where the NodeManager keeps it: each partition's bytes in turn. */
+    public static java.nio.file.Path outputFile(java.nio.file.Path localDir, String mapId) {
+        return localDir.resolve("usercache/" + ShuffleWire.USER + "/appcache/application_1700000000000_0001/output/"
+                + mapId + "/file.out");
+    }
+
     public long crc(int map, int reduce) {
         return crcs[map][reduce];
     }
 
     public List<String> mapIds() {
+        return mapIds(maps);
+    }
+
+    /** The ids of a job's first {@code maps} maps, as the fixture names them. */
+    public static List<String> mapIds(int maps) {
         List<String> ids = new ArrayList<>();
         for (int m = 0; m < maps; m++) {
             ids.add(ShuffleWire.map(m));

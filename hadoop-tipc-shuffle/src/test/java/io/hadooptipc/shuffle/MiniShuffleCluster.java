@@ -11,8 +11,6 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.api.AuxiliaryService;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.util.Map;
 
@@ -81,11 +79,7 @@ public final class MiniShuffleCluster implements ShuffleCluster {
     /** The NodeManagers run in this JVM: the CPU time of their live shuffle-serving threads. */
     @Override
     public long servingCpuNanos() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> ShuffleComparison.SERVING_THREADS.stream().anyMatch(t.getName()::startsWith))
-                .mapToLong(t -> Math.max(0, threads.getThreadCpuTime(t.getId())))
-                .sum();
+        return ShuffleComparison.servingCpuNanos();
     }
 
     @Override

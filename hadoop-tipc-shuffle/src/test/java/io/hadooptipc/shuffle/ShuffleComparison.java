@@ -9,6 +9,8 @@ import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.jobhistory.JobHistoryParser;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,8 +46,17 @@ public final class ShuffleComparison {
             MRJobConfig.REDUCE_SPECULATIVE, "false");
 
     /** NodeManager threads that serve map outputs: stock Netty (HTTP/TCP), ours (TIPC), and the shared readahead. */
-    static final List<String> SERVING_THREADS = List.of("ShuffleHandler Netty ", TipcShuffleServer.THREAD_NAME,
+    public static final List<String> SERVING_THREADS = List.of("ShuffleHandler Netty ", TipcShuffleServer.THREAD_NAME,
             "Readahead Thread ");
+
+    /** CPU time of this JVM's live {@link #SERVING_THREADS}: what a NodeManager spent serving map outputs. */
+    public static long servingCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> SERVING_THREADS.stream().anyMatch(t.getName()::startsWith))
+                .mapToLong(t -> Math.max(0, threads.getThreadCpuTime(t.getId())))
+                .sum();
+    }
 
     /** The two reduce-side shuffles compared. */
     public enum Side {

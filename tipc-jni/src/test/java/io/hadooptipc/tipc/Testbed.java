@@ -4,6 +4,7 @@ import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import java.io.IOException;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -141,6 +142,24 @@ public final class Testbed {
             }
         }
         return sockets;
+    }
+
+    /**
+     * A TCP connection to another testbed machine's {@code port}, once its JVM, which starts about when
+     * this one does, listens there: a control connection, which no TIPC setting affects.
+     */
+    public static Socket connect(String host, int port, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return new Socket(host, port);
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException(host + " did not listen on " + port + " within " + timeout, e);
+                }
+                Thread.sleep(1000);
+            }
+        }
     }
 
     /** Runs {@code command} (words split at spaces) in the guest's root namespace; fails if it fails. */

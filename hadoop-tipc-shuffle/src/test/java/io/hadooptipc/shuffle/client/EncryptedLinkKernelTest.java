@@ -34,11 +34,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -63,7 +61,6 @@ class EncryptedLinkKernelTest {
     static final int PARTITION = 256 << 10;
     static final int CONTROL_PORT = 18701;
     static final String SERVER_IP = "10.211.0.2";
-    static final String KEY = "0x" + "5eed".repeat(18); // 36 bytes: an AES-256 key and a 4-byte salt
     static final int WINDOW = 32;
 
     @TempDir
@@ -93,7 +90,7 @@ class EncryptedLinkKernelTest {
                 out.println(ShuffleHandler.deserializeMetaData(handler.getMetaData()) + " "
                         + Base64.getEncoder().encodeToString(outputs.key.getEncoded()));
                 for (String line = in.readLine(); "key".equals(line); line = in.readLine()) {
-                    setKey();
+                    LinkKey.set();
                     out.println("keyed");
                 }
             }
@@ -104,9 +101,8 @@ class EncryptedLinkKernelTest {
 
     /** m1: the fetch on a plain link, then on an encrypted one, each under a capture of the NIC. */
     private void fetchTwice() throws Exception {
-        byte[] mapOutput = Files.readAllBytes(local.resolve("usercache/" + ShuffleWire.USER
-                + "/appcache/application_1700000000000_0001/output/" + ShuffleWire.map(0) + "/file.out"));
-        try (Socket m2 = connect();
+        byte[] mapOutput = Files.readAllBytes(MapOutputFixture.outputFile(local, ShuffleWire.map(0)));
+        try (Socket m2 = Testbed.connect(SERVER_IP, CONTROL_PORT, Duration.ofMinutes(10));
              BufferedReader in = new BufferedReader(new InputStreamReader(m2.getInputStream(), StandardCharsets.UTF_8));
              PrintWriter out = new PrintWriter(m2.getOutputStream(), true, StandardCharsets.UTF_8)) {
             String[] portAndKey = in.readLine().split(" ");
@@ -122,7 +118,7 @@ class EncryptedLinkKernelTest {
 
             out.println("key");
             assertEquals("keyed", in.readLine(), "m2 set its key");
-            setKey();
+            LinkKey.set();
             byte[] encrypted = captured("keyed", () -> assertArrayEquals(mapOutput, fetchOnceLinkSettles(key, server)));
             assertTrue(encrypted.length > PARTITION, "the encrypted fetch crossed the NIC: " + encrypted.length + " bytes");
             assertEquals(0, windowsIn(encrypted, mapOutput), "with a key on both nodes the capture holds no piece"
@@ -139,7 +135,7 @@ class EncryptedLinkKernelTest {
      */
     private static byte[] fetchOnceLinkSettles(SecretKey key, ShuffleServiceName server) throws Exception {
         for (int attempt = 1; ; attempt++) {
-            awaitLinkTo(Duration.ofMinutes(1));
+            LinkKey.awaitLink(Duration.ofMinutes(1));
             Testbed.awaitPublished(server.tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofMinutes(1));
             try {
                 return fetch(key, server.port());
@@ -240,36 +236,6 @@ class EncryptedLinkKernelTest {
             }
         }
         return found.size();
-    }
-
-    /** Sets the cluster key on this node (tipc-vm loaded the crypto modules TIPC's AEAD takes, gcm(aes)). */
-    private static void setKey() throws Exception {
-        Testbed.sh("tipc node set key " + KEY + " algname gcm(aes)");
-    }
-
-    private static void awaitLinkTo(Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (Tipc.reachableNodes().isEmpty()) {
-            assertTrue(System.nanoTime() < deadline, "the link to m2 came back within " + timeout);
-            Thread.sleep(200);
-        }
-    }
-
-    /** Connects the control connection, waiting for m2's JVM, which starts about when this one does. */
-    private static Socket connect() throws Exception {
-        List<IOException> failures = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            try {
-                return new Socket(SERVER_IP, CONTROL_PORT);
-            } catch (IOException e) {
-                if (failures.isEmpty()) {
-                    failures.add(e);
-                }
-                Thread.sleep(1000);
-            }
-        }
-        throw new AssertionError("m2 did not listen on " + CONTROL_PORT + " within 10 minutes", failures.get(0));
     }
 
     @FunctionalInterface
