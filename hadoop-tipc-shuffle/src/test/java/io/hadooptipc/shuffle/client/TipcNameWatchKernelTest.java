@@ -5,6 +5,7 @@ import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.tipc.Testbed;
 import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
+import io.hadooptipc.tipc.TipcTopologyChannel;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +54,7 @@ class TipcNameWatchKernelTest {
     void aNameBoundOnAnotherNodeIsReportedPublishedWithdrawnAndPublishedAgain() throws Exception {
         ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.2"), 13562);
         Reports reports = new Reports();
-        try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports))) {
+        try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports, TipcTopologyChannel.open()))) {
             watch.watch(name);
             for (int round = 0; round < 2; round++) { // a NodeManager that stops and starts again
                 TipcServerSocketChannel server = Testbed.on("n2", () -> bind(name));
@@ -72,7 +73,7 @@ class TipcNameWatchKernelTest {
         try (TipcServerSocketChannel server = Testbed.on("n2", () -> bind(watched));
              TipcServerSocketChannel otherServer = Testbed.on("n3", () -> bind(other))) {
             Reports reports = new Reports();
-            try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports))) {
+            try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports, TipcTopologyChannel.open()))) {
                 watch.watch(watched);
                 watch.watch(watched);
                 assertEquals("published " + watched, reports.next());
@@ -95,7 +96,7 @@ class TipcNameWatchKernelTest {
             }
             ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.5"), 13562);
             Reports reports = new Reports();
-            try (TipcNameWatch watch = Testbed.on("wa", () -> TipcNameWatch.start(TYPE, reports));
+            try (TipcNameWatch watch = Testbed.on("wa", () -> TipcNameWatch.start(TYPE, reports, TipcTopologyChannel.open()));
                  TipcServerSocketChannel server = Testbed.on("wb", () -> bind(name))) {
                 watch.watch(name);
                 assertEquals("published " + name, reports.next(), "once the link is up");
