@@ -6,10 +6,12 @@ import io.hadooptipc.tipc.Testbed;
 import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import io.hadooptipc.tipc.TipcTopologyChannel;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.net.URL;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -20,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * The topology reports a reduce task's routes follow, from the real topology service of the
- * testbed (tipc-vm --nodes 3): a watcher on n1, a shuffle name bound and closed on n2.
+ * testbed (tipc-vm --nodes 3): a watcher (or a task's routes) on n1, a shuffle name bound and closed on n2.
  */
 @Tag("tipc-kernel")
 class TipcNameWatchKernelTest {
@@ -108,6 +110,30 @@ class TipcNameWatchKernelTest {
         } finally {
             Testbed.sh("ip netns del wa");
             Testbed.sh("ip netns del wb");
+        }
+    }
+
+    @Test
+    void aTasksRoutesFollowNamesOnTheConnectionThatFoundTheLinks() throws Exception {
+        ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.6"), 13562);
+        URL url = new URL("http", "10.99.0.6", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
+        CountingReporter reporter = new CountingReporter();
+        try (TransportRoutes routes = Testbed.on("n1",
+                () -> TransportRoutes.start(new Configuration(), new TransferCounters(reporter)));
+             TipcServerSocketChannel server = Testbed.on("n2", () -> bind(name))) {
+            assertEquals(name, routes.route(url).name(), "TIPC is available: links to n2 and n3 are up");
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    routes.route(url).publications() == 0 && System.nanoTime() < end; ) {
+                Thread.sleep(20);
+            }
+            assertEquals(1, routes.route(url).publications(), "the name watch reports the bound name");
+            server.close();
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    routes.route(url).fallback() == null && System.nanoTime() < end; ) {
+                Thread.sleep(20);
+            }
+            assertEquals(Fallback.WITHDRAWN, routes.route(url).fallback());
+            assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
         }
     }
 
