@@ -62,7 +62,7 @@ public final class HttpHead {
             if (hasControl(value)) {
                 throw new MalformedHttpException("control character in header " + line.substring(0, colon));
             }
-            fields.computeIfAbsent(line.substring(0, colon), k -> new ArrayList<>()).add(value);
+            add(fields, line.substring(0, colon), value);
         }
         return new HttpHead(start, fields);
     }
@@ -88,14 +88,21 @@ public final class HttpHead {
 
     /** The number of fields, counting repeats. */
     public int size() {
-        return fields.values().stream().mapToInt(List::size).sum();
+        int n = 0;
+        for (List<String> values : fields.values()) {
+            n += values.size();
+        }
+        return n;
     }
 
     public byte[] encode() {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
         out.writeBytes((startLine + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
-        fields.forEach((name, values) -> values.forEach(v ->
-                out.writeBytes((name + ": " + v + "\r\n").getBytes(StandardCharsets.ISO_8859_1))));
+        for (Map.Entry<String, List<String>> field : fields.entrySet()) {
+            for (String value : field.getValue()) {
+                out.writeBytes((field.getKey() + ": " + value + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            }
+        }
         out.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
         return out.toByteArray();
     }
@@ -103,6 +110,16 @@ public final class HttpHead {
     @Override
     public String toString() {
         return startLine + " " + fields;
+    }
+
+    /** Appends a value to a field, keeping the fields in the order first seen. */
+    private static void add(Map<String, List<String>> fields, String name, String value) {
+        List<String> values = fields.get(name);
+        if (values == null) {
+            values = new ArrayList<>();
+            fields.put(name, values);
+        }
+        values.add(value);
     }
 
     private static boolean isToken(String s) {
@@ -137,7 +154,7 @@ public final class HttpHead {
             if (!isToken(name) || hasControl(String.valueOf(value))) {
                 throw new IllegalArgumentException("not a valid header: " + name);
             }
-            fields.computeIfAbsent(name, k -> new ArrayList<>()).add(String.valueOf(value));
+            add(fields, name, String.valueOf(value));
             return this;
         }
 
@@ -146,7 +163,9 @@ public final class HttpHead {
                 throw new IllegalArgumentException("bad start line: " + startLine);
             }
             Map<String, List<String>> copy = new LinkedHashMap<>();
-            fields.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+            for (Map.Entry<String, List<String>> field : fields.entrySet()) {
+                copy.put(field.getKey(), List.copyOf(field.getValue()));
+            }
             return new HttpHead(startLine, copy);
         }
     }

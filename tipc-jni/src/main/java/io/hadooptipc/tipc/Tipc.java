@@ -24,26 +24,28 @@ public final class Tipc {
             return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE,
                     "the native library did not load: " + loadFailure, 0, 0);
         }
-        int fd = TipcNative.socket(TipcNative.SOCK_RDM);
-        if (fd < 0) {
-            TipcException e = TipcException.of("socket(AF_TIPC)", null, -fd);
-            return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE, e.getMessage(), -fd, 0);
-        }
-        TipcNative.close(fd);
-        try {
-            int peers = reachableNodes().size();
-            if (peers == 0) {
-                return new TipcAvailability(TipcAvailability.Level.NODE_LOCAL,
-                        "AF_TIPC works, but no TIPC link to another node is up: enable a bearer"
-                                + " (`tipc bearer enable media eth device <dev>`) on this and the other nodes", 0, 0);
-            }
-            return new TipcAvailability(TipcAvailability.Level.CLUSTER,
-                    "links up to " + peers + " other node(s)", 0, peers);
+        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+            return availability(topology);
         } catch (TipcException e) {
             return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE, e.getMessage(), e.errno(), 0);
         } catch (IOException e) {
             return new TipcAvailability(TipcAvailability.Level.UNAVAILABLE, e.toString(), 0, 0);
         }
+    }
+
+    /**
+     * Checks the links to other nodes over an open topology connection, which the caller may go
+     * on using: that it opened says AF_TIPC works.
+     */
+    public static TipcAvailability availability(TipcTopologyChannel topology) throws IOException {
+        int peers = reachableNodes(topology).size();
+        if (peers == 0) {
+            return new TipcAvailability(TipcAvailability.Level.NODE_LOCAL,
+                    "AF_TIPC works, but no TIPC link to another node is up: enable a bearer"
+                            + " (`tipc bearer enable media eth device <dev>`) on this and the other nodes", 0, 0);
+        }
+        return new TipcAvailability(TipcAvailability.Level.CLUSTER,
+                "links up to " + peers + " other node(s)", 0, peers);
     }
 
     /** This node's 32-bit TIPC address (0 until the node has an identity). */
@@ -60,8 +62,14 @@ public final class Tipc {
     public static String nodeIdentity(int nodeAddress) throws IOException {
         try (TipcDatagramChannel probe = TipcDatagramChannel.open()) {
             byte[] id = new byte[16];
-            TipcChannel.check("ioctl(SIOCGETNODEID) for node " + Integer.toHexString(nodeAddress), null,
-                    probe.call(fd -> TipcNative.nodeIdentity(fd, nodeAddress, id)));
+            int r;
+            int fd = probe.begin();
+            try {
+                r = TipcNative.nodeIdentity(fd, nodeAddress, id);
+            } finally {
+                probe.end();
+            }
+            TipcChannel.check("ioctl(SIOCGETNODEID) for node " + Integer.toHexString(nodeAddress), null, probe.ended(r));
             int end = 0;
             while (end < id.length && id[end] != 0) {
                 end++;
@@ -72,17 +80,26 @@ public final class Tipc {
 
     /** The addresses of the other nodes this node has a TIPC link up to, right now. */
     public static List<Integer> reachableNodes() throws IOException {
-        List<Integer> nodes = new ArrayList<>();
-        int self = ownNodeAddress();
         try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
-            // A short-lived subscription: the kernel reports the existing links, then TIMEOUT.
-            topology.subscribe(TipcServiceRange.all(NODE_STATE_SERVICE),
-                    TipcTopologyChannel.Mode.EVERY_BINDING, Duration.ofMillis(1));
-            for (TipcTopologyEvent e = nextEvent(topology); e.kind() != TipcTopologyEvent.Kind.TIMEOUT;
-                    e = nextEvent(topology)) {
-                if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED && e.lower() != self && !nodes.contains(e.lower())) {
-                    nodes.add(e.lower());
-                }
+            return reachableNodes(topology);
+        }
+    }
+
+    /**
+     * {@link #reachableNodes()} over an open topology connection, before anyone reads its events
+     * on another thread: this reads them until its own subscription's TIMEOUT, skipping others'.
+     */
+    static List<Integer> reachableNodes(TipcTopologyChannel topology) throws IOException {
+        List<Integer> nodes = new ArrayList<>();
+        int self = topology.getLocalAddress().node();
+        // A short-lived subscription: the kernel reports the existing links, then TIMEOUT.
+        TipcTopologyChannel.Subscription links = topology.subscribe(TipcServiceRange.all(NODE_STATE_SERVICE),
+                TipcTopologyChannel.Mode.EVERY_BINDING, Duration.ofMillis(1));
+        for (TipcTopologyEvent e = nextEvent(topology); e.subscription() != links
+                || e.kind() != TipcTopologyEvent.Kind.TIMEOUT; e = nextEvent(topology)) {
+            if (e.subscription() == links && e.kind() == TipcTopologyEvent.Kind.PUBLISHED && e.lower() != self
+                    && !nodes.contains(e.lower())) {
+                nodes.add(e.lower());
             }
         }
         return nodes;

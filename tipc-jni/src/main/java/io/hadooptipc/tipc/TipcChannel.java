@@ -13,6 +13,7 @@ import java.nio.channels.IllegalBlockingModeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntSupplier;
 
 /**
  * What every AF_TIPC channel has: one socket descriptor, blocking or non-blocking
@@ -38,21 +39,47 @@ public abstract sealed class TipcChannel implements Channel
 
     TipcChannel(int fd) {
         this.fd = fd;
-        this.state = new DescriptorState(() -> TipcNative.close(fd));
-        this.cleanable = CLEANER.register(this, shutdownAndClose(state, fd));
+        this.state = new DescriptorState(new CloseDescriptor(fd));
+        this.cleanable = CLEANER.register(this, new ShutdownAndClose(state, fd));
+    }
+
+    // Named classes rather than lambdas here and below: a fresh JVM spins a class per lambda at its
+    // first use, 10-15 ms apiece under emulation, and every reduce task opens channels (BootstrapFreeTest).
+
+    /** Closes the descriptor for good: the state runs it after close and the last call out. */
+    private static final class CloseDescriptor implements IntSupplier {
+        private final int fd;
+
+        CloseDescriptor(int fd) {
+            this.fd = fd;
+        }
+
+        @Override
+        public int getAsInt() {
+            return TipcNative.close(fd);
+        }
     }
 
     /**
-     * What both {@link #close()} and the cleaner of a dropped channel do to the socket. Static, so
-     * that the cleaner's action holds no reference to the channel.
+     * What the cleaner of a dropped channel does to the socket, as {@link #close()} does. Holds no
+     * reference to the channel, or the channel would never become unreachable.
      */
-    private static Runnable shutdownAndClose(DescriptorState state, int fd) {
-        return () -> {
+    private static final class ShutdownAndClose implements Runnable {
+        private final DescriptorState state;
+        private final int fd;
+
+        ShutdownAndClose(DescriptorState state, int fd) {
+            this.state = state;
+            this.fd = fd;
+        }
+
+        @Override
+        public void run() {
             if (state.closeAndEnter()) {
                 TipcNative.shutdown(fd, TipcNative.SHUT_RDWR);
                 state.exit();
             }
-        };
+        }
     }
 
     /** Opens a socket of the given type, failing with the reason when the kernel has no TIPC. */
@@ -100,38 +127,35 @@ public abstract sealed class TipcChannel implements Channel
         }
     }
 
-    /** One system call on the descriptor, returning its result (or -errno). */
-    @FunctionalInterface
-    interface Call {
-        int on(int fd);
-    }
-
     /**
-     * Makes one system call between {@link #begin()} and {@link #end()} and returns its
-     * result; a failure caused by another thread closing the channel is an
-     * {@link AsynchronousCloseException}.
+     * Returns a system call's result, made between {@link #begin()} and {@link #end()}; a
+     * failure caused by another thread closing the channel is an {@link AsynchronousCloseException}.
      */
-    final int call(Call call) throws ClosedChannelException {
-        int r;
-        int descriptor = begin();
-        try {
-            r = call.on(descriptor);
-        } finally {
-            end();
-        }
-        if (r < 0) {
+    final int ended(int result) throws AsynchronousCloseException {
+        if (result < 0) {
             ensureNotClosedDuringCall();
         }
-        return r;
+        return result;
     }
 
     /** Sets O_NONBLOCK. Channels registered with a selector must be non-blocking. */
     public TipcChannel configureBlocking(boolean block) throws IOException {
         synchronized (keys) {
-            if (block && keys.stream().anyMatch(TipcSelectionKey::isValid)) {
-                throw new IllegalBlockingModeException();
+            if (block) {
+                for (TipcSelectionKey key : keys) {
+                    if (key.isValid()) {
+                        throw new IllegalBlockingModeException();
+                    }
+                }
             }
-            check("fcntl(O_NONBLOCK)", null, call(descriptor -> setKernelBlocking(descriptor, block)));
+            int r;
+            int descriptor = begin();
+            try {
+                r = setKernelBlocking(descriptor, block);
+            } finally {
+                end();
+            }
+            check("fcntl(O_NONBLOCK)", null, ended(r));
             blocking = block;
         }
         return this;
@@ -149,7 +173,14 @@ public abstract sealed class TipcChannel implements Channel
     /** The address the kernel reports for this socket: its {ref, node} identity. */
     public TipcSocketAddress getLocalAddress() throws IOException {
         byte[] sa = new byte[Sockaddr.SIZE];
-        check("getsockname", null, call(descriptor -> TipcNative.getsockname(descriptor, sa)));
+        int r;
+        int descriptor = begin();
+        try {
+            r = TipcNative.getsockname(descriptor, sa);
+        } finally {
+            end();
+        }
+        check("getsockname", null, ended(r));
         return (TipcSocketAddress) Sockaddr.decode(sa);
     }
 
@@ -171,7 +202,14 @@ public abstract sealed class TipcChannel implements Channel
      * timeout passes; returns false on timeout.
      */
     final boolean await(int events, int timeoutMillis, String call) throws IOException {
-        return check(call, null, call(descriptor -> TipcNative.poll(descriptor, events, timeoutMillis))) != 0;
+        int r;
+        int descriptor = begin();
+        try {
+            r = TipcNative.poll(descriptor, events, timeoutMillis);
+        } finally {
+            end();
+        }
+        return check(call, null, ended(r)) != 0;
     }
 
     @Override
@@ -198,7 +236,9 @@ public abstract sealed class TipcChannel implements Channel
         }
         int closed;
         try {
-            registered.forEach(TipcSelectionKey::cancel);
+            for (TipcSelectionKey key : registered) {
+                key.cancel();
+            }
             TipcNative.shutdown(fd, TipcNative.SHUT_RDWR);
         } finally {
             closed = state.exit();
@@ -224,14 +264,23 @@ public abstract sealed class TipcChannel implements Channel
 
     /** Publishes a service name on this socket (bind(2)). */
     final synchronized void publish(TipcAddress name, TipcScope scope) throws IOException {
-        byte[] sa = Sockaddr.encodeBind(name, scope);
-        check("bind", name, call(descriptor -> TipcNative.bind(descriptor, sa)));
+        bind(Sockaddr.encodeBind(name, scope), "bind", name);
     }
 
     /** Withdraws a published name; the kernel takes a negated scope as unbind. */
     final synchronized void withdraw(TipcAddress name, TipcScope scope) throws IOException {
-        byte[] sa = Sockaddr.encodeUnbind(name, scope);
-        check("unbind", name, call(descriptor -> TipcNative.bind(descriptor, sa)));
+        bind(Sockaddr.encodeUnbind(name, scope), "unbind", name);
+    }
+
+    private void bind(byte[] sa, String call, TipcAddress name) throws IOException {
+        int r;
+        int descriptor = begin();
+        try {
+            r = TipcNative.bind(descriptor, sa);
+        } finally {
+            end();
+        }
+        check(call, name, ended(r));
     }
 
     /** Records a selector's key; the key holds a call in flight until {@link #removeKey}. */
@@ -253,40 +302,38 @@ public abstract sealed class TipcChannel implements Channel
         end();
     }
 
-    /** One native read or write on a direct region: returns its syscall result. */
-    @FunctionalInterface
-    interface DirectIo {
-        int apply(ByteBuffer direct, int position, int length);
+    /**
+     * Where a read into {@code dst} lands: {@code dst} itself when direct, else this thread's
+     * temporary direct buffer; the native call fills {@code position()..limit()}, then
+     * {@link #afterRead} moves the bytes into {@code dst}.
+     */
+    static ByteBuffer readBuffer(ByteBuffer dst) {
+        return dst.isDirect() ? dst : temp(dst.remaining());
     }
 
-    /**
-     * Reads into {@code dst} with one syscall, through a temporary direct buffer when
-     * {@code dst} is on the heap. Returns the syscall result (bytes, or -errno).
-     */
-    static int readInto(ByteBuffer dst, DirectIo io) {
-        if (dst.isDirect()) {
-            int n = io.apply(dst, dst.position(), dst.remaining());
-            if (n > 0) {
-                dst.position(dst.position() + n);
-            }
-            return n;
-        }
-        ByteBuffer tmp = temp(dst.remaining());
-        int n = io.apply(tmp, 0, tmp.remaining());
+    /** Accounts for a read of {@code n} bytes (or -errno) into {@code direct}, from {@link #readBuffer}; returns n. */
+    static int afterRead(ByteBuffer dst, ByteBuffer direct, int n) {
         if (n > 0) {
-            dst.put(tmp.limit(n));
+            if (direct == dst) {
+                dst.position(dst.position() + n);
+            } else {
+                dst.put(direct.limit(n));
+            }
         }
         return n;
     }
 
-    /** Writes from {@code src} with one syscall; see {@link #readInto}. */
-    static int writeFrom(ByteBuffer src, DirectIo io) {
-        ByteBuffer direct = src;
-        if (!src.isDirect()) {
-            direct = temp(src.remaining());
-            direct.put(src.duplicate().limit(src.position() + direct.remaining())).flip();
+    /** What a write of {@code src} sends from: {@code src} itself when direct, else a direct copy of its first bytes. */
+    static ByteBuffer writeBuffer(ByteBuffer src) {
+        if (src.isDirect()) {
+            return src;
         }
-        int n = io.apply(direct, direct.position(), direct.remaining());
+        ByteBuffer direct = temp(src.remaining());
+        return direct.put(src.duplicate().limit(src.position() + direct.remaining())).flip();
+    }
+
+    /** Accounts for a write of {@code n} bytes (or -errno) from {@code src}; returns n. */
+    static int afterWrite(ByteBuffer src, int n) {
         if (n > 0) {
             src.position(src.position() + n);
         }

@@ -48,9 +48,10 @@ public final class TipcDatagramChannel extends TipcChannel {
         byte[] sa = Sockaddr.encode(target);
         synchronized (writeLock) {
             int n;
-            begin();
+            ByteBuffer b = writeBuffer(src);
+            int descriptor = begin();
             try {
-                n = writeFrom(src, (b, pos, len) -> TipcNative.sendto(fd, b, pos, len, sa));
+                n = afterWrite(src, TipcNative.sendto(descriptor, b, b.position(), b.remaining(), sa));
             } finally {
                 end();
             }
@@ -69,9 +70,10 @@ public final class TipcDatagramChannel extends TipcChannel {
         byte[] sa = new byte[Sockaddr.SIZE];
         synchronized (readLock) {
             int n;
-            begin();
+            ByteBuffer b = readBuffer(dst);
+            int descriptor = begin();
             try {
-                n = readInto(dst, (b, pos, len) -> TipcNative.recvfrom(fd, b, pos, len, sa));
+                n = afterRead(dst, b, TipcNative.recvfrom(descriptor, b, b.position(), b.remaining(), sa));
             } finally {
                 end();
             }

@@ -10,6 +10,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.IntSupplier;
 
 /**
  * An epoll event loop for TIPC channels, in the shape of {@link java.nio.channels.Selector}:
@@ -40,7 +41,7 @@ public final class TipcSelector implements Closeable {
     private TipcSelector(int epfd, int wakeupFd) {
         this.epfd = epfd;
         this.wakeupFd = wakeupFd;
-        this.state = new DescriptorState(this::release);
+        this.state = new DescriptorState(new Release());
     }
 
     public static TipcSelector open() throws IOException {
@@ -230,6 +231,14 @@ public final class TipcSelector implements Closeable {
                 TipcChannel.check("epoll_ctl(MOD)", null, TipcNative.epollCtl(epfd, TipcNative.EPOLL_CTL_MOD,
                         key.channel().fd, epollEvents(key.interestOps())));
             }
+        }
+    }
+
+    /** A class of its own, not a method reference: tipc-jni spins no lambda classes (BootstrapFreeTest). */
+    private final class Release implements IntSupplier {
+        @Override
+        public int getAsInt() {
+            return release();
         }
     }
 

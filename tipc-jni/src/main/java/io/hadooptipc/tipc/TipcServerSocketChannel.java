@@ -52,7 +52,14 @@ public final class TipcServerSocketChannel extends TipcChannel {
     public synchronized TipcServerSocketChannel bind(TipcAddress name, TipcScope scope) throws IOException {
         publish(name, scope);
         if (!listening) {
-            check("listen", name, call(descriptor -> TipcNative.listen(descriptor, DEFAULT_BACKLOG)));
+            int r;
+            int descriptor = begin();
+            try {
+                r = TipcNative.listen(descriptor, DEFAULT_BACKLOG);
+            } finally {
+                end();
+            }
+            check("listen", name, ended(r));
             listening = true;
         }
         return this;
@@ -72,7 +79,7 @@ public final class TipcServerSocketChannel extends TipcChannel {
     public TipcSocketChannel accept() throws IOException {
         byte[] peer = new byte[Sockaddr.SIZE];
         int r;
-        while ((r = call(descriptor -> TipcNative.accept(descriptor, peer))) == -TipcException.EAGAIN) {
+        while ((r = accept(peer)) == -TipcException.EAGAIN) {
             if (!isBlocking()) {
                 return null;
             }
@@ -88,6 +95,18 @@ public final class TipcServerSocketChannel extends TipcChannel {
             throw e;
         }
         return TipcSocketChannel.accepted(r, address);
+    }
+
+    /** One accept(2): the new descriptor, or -errno. */
+    private int accept(byte[] peer) throws IOException {
+        int r;
+        int descriptor = begin();
+        try {
+            r = TipcNative.accept(descriptor, peer);
+        } finally {
+            end();
+        }
+        return ended(r);
     }
 
     /**

@@ -19,9 +19,6 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
 
     private final Object readLock = new Object();
     private final Object writeLock = new Object();
-    // Made once: a capturing lambda per call would allocate on the hot path.
-    private final DirectIo recv = (b, pos, len) -> TipcNative.recv(fd, b, pos, len);
-    private final DirectIo send = (b, pos, len) -> TipcNative.send(fd, b, pos, len);
     private volatile TipcAddress remote;
     private volatile boolean connected;
 
@@ -65,7 +62,14 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
     public boolean connect(TipcAddress address) throws IOException {
         byte[] sa = Sockaddr.encode(address);
         remote = address;
-        int r = call(descriptor -> TipcNative.connect(descriptor, sa));
+        int r;
+        int descriptor = begin();
+        try {
+            r = TipcNative.connect(descriptor, sa);
+        } finally {
+            end();
+        }
+        ended(r);
         if (r == -TipcException.EINPROGRESS) {
             return false;
         }
@@ -90,8 +94,14 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
             return false;
         }
         int[] error = new int[1];
-        check("getsockopt(SO_ERROR)", remote,
-                call(descriptor -> TipcNative.getsockopt(descriptor, TipcNative.SOL_SOCKET, SOL_SOCKET_SO_ERROR, error)));
+        int r;
+        int descriptor = begin();
+        try {
+            r = TipcNative.getsockopt(descriptor, TipcNative.SOL_SOCKET, SOL_SOCKET_SO_ERROR, error);
+        } finally {
+            end();
+        }
+        check("getsockopt(SO_ERROR)", remote, ended(r));
         if (error[0] != 0) {
             throw TipcException.of("connect to", remote, error[0]);
         }
@@ -138,9 +148,10 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
                 return 0;
             }
             int n;
-            begin();
+            ByteBuffer b = readBuffer(dst);
+            int descriptor = begin();
             try {
-                n = readInto(dst, recv);
+                n = afterRead(dst, b, TipcNative.recv(descriptor, b, b.position(), b.remaining()));
             } finally {
                 end();
             }
@@ -159,9 +170,10 @@ public final class TipcSocketChannel extends TipcChannel implements ByteChannel 
         ensureConnected();
         synchronized (writeLock) {
             int n;
-            begin();
+            ByteBuffer b = writeBuffer(src);
+            int descriptor = begin();
             try {
-                n = writeFrom(src, send);
+                n = afterWrite(src, TipcNative.send(descriptor, b, b.position(), b.remaining()));
             } finally {
                 end();
             }

@@ -54,15 +54,27 @@ public final class TipcSocketOptions {
             throw new IllegalArgumentException(option.name() + " cannot be null");
         }
         int raw = value instanceof Boolean b ? (b ? 1 : 0) : (Integer) value;
-        TipcChannel.check("setsockopt(" + option.name() + "=" + value + ")", null,
-                channel.call(fd -> TipcNative.setsockopt(fd, n.level, n.name, raw)));
+        int r;
+        int fd = channel.begin();
+        try {
+            r = TipcNative.setsockopt(fd, n.level, n.name, raw);
+        } finally {
+            channel.end();
+        }
+        TipcChannel.check("setsockopt(" + option.name() + "=" + value + ")", null, channel.ended(r));
     }
 
     static <T> T get(TipcChannel channel, SocketOption<T> option) throws IOException {
         Native n = lookup(option);
         int[] value = new int[1];
-        TipcChannel.check("getsockopt(" + option.name() + ")", null,
-                channel.call(fd -> TipcNative.getsockopt(fd, n.level, n.name, value)));
+        int r;
+        int fd = channel.begin();
+        try {
+            r = TipcNative.getsockopt(fd, n.level, n.name, value);
+        } finally {
+            channel.end();
+        }
+        TipcChannel.check("getsockopt(" + option.name() + ")", null, channel.ended(r));
         Object boxed = option.type() == Boolean.class ? (Object) (value[0] != 0) : (Object) value[0];
         return option.type().cast(boxed);
     }

@@ -94,16 +94,30 @@ public final class TipcTopologyChannel extends TipcChannel {
         ByteBuffer wire = ByteBuffer.allocateDirect(SUBSCRIPTION_SIZE);
         encodeSubscription(wire, s.range(), timeout, filter, s.handle());
         wire.flip();
+        int r;
         synchronized (this) {
-            check(call, s.range(), call(descriptor -> TipcNative.send(descriptor, wire, 0, wire.remaining())));
+            int descriptor = begin();
+            try {
+                r = TipcNative.send(descriptor, wire, 0, wire.remaining());
+            } finally {
+                end();
+            }
         }
+        check(call, s.range(), ended(r));
     }
 
     /** Waits for the next event (blocking mode), or returns null if none is ready (non-blocking). */
     public TipcTopologyEvent receive() throws IOException {
         synchronized (eventBuffer) {
             eventBuffer.clear();
-            int n = call(descriptor -> TipcNative.recv(descriptor, eventBuffer, 0, EVENT_SIZE));
+            int n;
+            int descriptor = begin();
+            try {
+                n = TipcNative.recv(descriptor, eventBuffer, 0, EVENT_SIZE);
+            } finally {
+                end();
+            }
+            ended(n);
             if (n == -TipcException.EAGAIN) {
                 return null;
             }

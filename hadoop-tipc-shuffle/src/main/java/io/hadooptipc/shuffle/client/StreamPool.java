@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,7 +33,33 @@ import java.util.concurrent.atomic.AtomicLong;
 final class StreamPool implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamPool.class);
 
-    private record Idle(ShuffleStream stream, Timeouts timeouts, ScheduledFuture<?> expiry) {
+    /** A stream waiting for its host's next request; run by the expiry timer, it closes the stream. */
+    private final class Idle implements Runnable {
+        final ShuffleServiceName name;
+        final ShuffleStream stream;
+        final Timeouts timeouts;
+        ScheduledFuture<?> expiry; // guarded by the pool
+
+        Idle(ShuffleServiceName name, ShuffleStream stream, Timeouts timeouts) {
+            this.name = name;
+            this.stream = stream;
+            this.timeouts = timeouts;
+        }
+
+        @Override
+        public void run() {
+            expire(this);
+        }
+    }
+
+    /** The expiry timer's thread: a daemon, so that it keeps no task JVM alive. */
+    private static final class ExpiryThreads implements ThreadFactory {
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "TIPC shuffle idle streams");
+            t.setDaemon(true);
+            return t;
+        }
     }
 
     private final StreamTransport transport;
@@ -56,11 +83,7 @@ final class StreamPool implements Closeable {
         this.maxIdlePerHost = maxIdlePerHost;
         this.idleTimeoutMillis = idleTimeoutMillis;
         if (maxIdlePerHost > 0) {
-            expiries = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "TIPC shuffle idle streams");
-                t.setDaemon(true);
-                return t;
-            });
+            expiries = new ScheduledThreadPoolExecutor(1, new ExpiryThreads());
             expiries.setRemoveOnCancelPolicy(true);
         } else {
             expiries = null;
@@ -125,9 +148,13 @@ final class StreamPool implements Closeable {
         synchronized (this) {
             Deque<Idle> streams = idle.get(name);
             if (!closed && (streams == null ? 0 : streams.size()) < maxIdlePerHost) {
-                long after = Math.min(idleTimeoutMillis, serverKeepAliveMillis);
-                idle.computeIfAbsent(name, n -> new ArrayDeque<>()).addLast(new Idle(stream, timeouts,
-                        expiries.schedule(() -> expire(name, stream), after, TimeUnit.MILLISECONDS)));
+                if (streams == null) {
+                    streams = new ArrayDeque<>();
+                    idle.put(name, streams);
+                }
+                Idle i = new Idle(name, stream, timeouts);
+                i.expiry = expiries.schedule(i, Math.min(idleTimeoutMillis, serverKeepAliveMillis), TimeUnit.MILLISECONDS);
+                streams.addLast(i);
                 return;
             }
         }
@@ -141,10 +168,10 @@ final class StreamPool implements Closeable {
             streams = idle.remove(name);
         }
         if (streams != null) {
-            streams.forEach(i -> {
+            for (Idle i : streams) {
                 i.expiry.cancel(false);
                 ShuffleStream.closeQuietly(i.stream);
-            });
+            }
         }
     }
 
@@ -157,27 +184,31 @@ final class StreamPool implements Closeable {
                 return;
             }
             closed = true;
-            idle.values().forEach(all::addAll);
+            for (Deque<Idle> streams : idle.values()) {
+                all.addAll(streams);
+            }
             idle.clear();
         }
         if (expiries != null) {
             expiries.shutdownNow();
         }
-        all.forEach(i -> ShuffleStream.closeQuietly(i.stream));
+        for (Idle i : all) {
+            ShuffleStream.closeQuietly(i.stream);
+        }
         LOG.info("TIPC shuffle streams: {} opened, {} requests sent on kept-alive ones", opened.get(), reused.get());
     }
 
-    private void expire(ShuffleServiceName name, ShuffleStream stream) {
+    private void expire(Idle i) {
         synchronized (this) {
-            Deque<Idle> streams = idle.get(name);
-            if (streams == null || !streams.removeIf(i -> i.stream == stream)) {
+            Deque<Idle> streams = idle.get(i.name);
+            if (streams == null || !streams.remove(i)) {
                 return; // reused meanwhile
             }
             if (streams.isEmpty()) {
-                idle.remove(name);
+                idle.remove(i.name);
             }
         }
-        ShuffleStream.closeQuietly(stream);
+        ShuffleStream.closeQuietly(i.stream);
     }
 
 }

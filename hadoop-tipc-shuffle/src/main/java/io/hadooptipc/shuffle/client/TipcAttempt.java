@@ -157,7 +157,11 @@ final class TipcAttempt implements Closeable {
     private HttpHead requestHead(ShuffleServiceName name, Map<String, List<String>> requestFields) {
         HttpHead.Builder b = HttpHead.builder("GET " + url.getFile() + " HTTP/1.1")
                 .field("Host", url.getHost() + ":" + url.getPort());
-        requestFields.forEach((field, values) -> values.forEach(v -> b.field(field, v)));
+        for (Map.Entry<String, List<String>> field : requestFields.entrySet()) {
+            for (String value : field.getValue()) {
+                b.field(field.getKey(), value);
+            }
+        }
         if (streams.keepsStreams()) {
             b.field("Connection", "keep-alive");
         }

@@ -38,7 +38,15 @@ public class TipcFetcher<K, V> extends Fetcher<K, V> {
 
     @Override
     protected synchronized void openConnection(URL url) {
-        connection = new TipcShuffleConnection(url, routes, streams, counters, this::stockConnection);
+        connection = new TipcShuffleConnection(url, routes, streams, counters, new StockFetcherConnections());
+    }
+
+    /** A class of its own, not a method reference: see BootstrapFreeTest. */
+    private final class StockFetcherConnections implements StockConnections {
+        @Override
+        public HttpURLConnection open(URL url) throws IOException {
+            return stockConnection(url);
+        }
     }
 
     /**

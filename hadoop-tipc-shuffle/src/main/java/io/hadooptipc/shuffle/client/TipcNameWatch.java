@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A {@link NameWatch} on one connection to this node's topology service, read by a daemon
+ * A {@link NameWatch} on a connection to this node's topology service, read by a daemon
  * thread: one subscription per watched shuffle name (first publication and last
  * withdrawal), and one to the node-state names, whose withdrawal means all links to
  * that node went down.
@@ -33,12 +33,11 @@ final class TipcNameWatch implements NameWatch {
         this.serviceType = serviceType;
         this.listener = listener;
         this.topology = topology;
-        this.reader = new Thread(this::read, "TIPC shuffle topology");
-        this.reader.setDaemon(true);
+        this.reader = new Reader();
     }
 
-    static TipcNameWatch start(int serviceType, Listener listener) throws IOException {
-        TipcTopologyChannel topology = TipcTopologyChannel.open();
+    /** Watches over {@code topology} (closed with the watch, or here if the watch cannot start). */
+    static TipcNameWatch start(int serviceType, Listener listener, TipcTopologyChannel topology) throws IOException {
         try {
             topology.subscribe(TipcServiceRange.all(Tipc.NODE_STATE_SERVICE), TipcTopologyChannel.Mode.EVERY_BINDING);
         } catch (IOException | RuntimeException e) {
@@ -50,9 +49,27 @@ final class TipcNameWatch implements NameWatch {
         return watch;
     }
 
+    /** The daemon thread that reads the reports. */
+    private final class Reader extends Thread {
+        Reader() {
+            super("TIPC shuffle topology");
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            read();
+        }
+    }
+
     @Override
-    public void watch(ShuffleServiceName name) throws IOException {
-        if (byInstance.computeIfAbsent(name.instance(), i -> ConcurrentHashMap.newKeySet()).add(name)) {
+    public synchronized void watch(ShuffleServiceName name) throws IOException {
+        Set<ShuffleServiceName> names = byInstance.get(name.instance());
+        if (names == null) {
+            names = ConcurrentHashMap.newKeySet();
+            byInstance.put(name.instance(), names);
+        }
+        if (names.add(name)) {
             topology.subscribe(TipcServiceRange.of(name.tipcAddress(serviceType)), TipcTopologyChannel.Mode.FIRST_AND_LAST);
         }
     }

@@ -104,7 +104,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
                     throw new IOException("Server returned HTTP response code: " + responseCode + " for URL: " + url);
                 }
                 body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), counters,
-                        this::resumeOverTcp);
+                        new ResumeOverTcp());
             }
         }
         return body;
@@ -121,6 +121,14 @@ final class TipcShuffleConnection extends HttpURLConnection {
     @Override
     public boolean usingProxy() {
         return false;
+    }
+
+    /** A class of its own, not a method reference: see BootstrapFreeTest. */
+    private final class ResumeOverTcp implements TransferBody.Resume {
+        @Override
+        public InputStream from(long offset, IOException cause) throws IOException {
+            return resumeOverTcp(offset, cause);
+        }
     }
 
     private InputStream resumeOverTcp(long offset, IOException cause) throws IOException {
@@ -144,7 +152,11 @@ final class TipcShuffleConnection extends HttpURLConnection {
         HttpURLConnection c = stock.open(url);
         c.setConnectTimeout(getConnectTimeout());
         c.setReadTimeout(getReadTimeout());
-        requestFields.forEach((field, values) -> values.forEach(v -> c.addRequestProperty(field, v)));
+        for (Map.Entry<String, List<String>> field : requestFields.entrySet()) {
+            for (String value : field.getValue()) {
+                c.addRequestProperty(field.getKey(), value);
+            }
+        }
         return c;
     }
 }

@@ -79,7 +79,9 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
         Runnable stopEvents = ShuffleThreads.startEventFetcher(reduceId, context.getUmbilical(), scheduler, this,
                 Math.min(MAX_EVENTS_TO_FETCH, eventsPerReducer));
         List<Fetcher<K, V>> fetchers = fetchers();
-        fetchers.forEach(Thread::start);
+        for (Fetcher<K, V> f : fetchers) {
+            f.start();
+        }
 
         while (!scheduler.waitUntilDone(PROGRESS_FREQUENCY_MS)) {
             reporter.progress();
@@ -170,7 +172,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
         TransferCounters counters = new TransferCounters(reporter);
         routes = TransportRoutes.start(jobConf, counters);
         streams = StreamPool.of(jobConf, new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf)), counters);
-        routes.onLeavingTipc(streams::closeIdle);
+        routes.onLeavingTipc(streams);
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,
                     routes, streams));

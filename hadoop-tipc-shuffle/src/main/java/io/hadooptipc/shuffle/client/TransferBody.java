@@ -30,7 +30,7 @@ final class TransferBody extends InputStream {
         this.in = in;
         this.viaTipc = viaTipc;
         this.length = length;
-        this.frames = new MapOutputFrames(counters::mapOutput);
+        this.frames = new MapOutputFrames(counters);
         this.resume = resume;
     }
 

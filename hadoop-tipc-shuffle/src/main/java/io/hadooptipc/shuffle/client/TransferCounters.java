@@ -3,7 +3,7 @@ package io.hadooptipc.shuffle.client;
 import org.apache.hadoop.mapred.Reporter;
 
 /** Feeds the task's "TIPC Shuffle" counters. */
-final class TransferCounters {
+final class TransferCounters implements MapOutputFrames.Sink {
     private final Reporter reporter;
 
     TransferCounters(Reporter reporter) {
@@ -34,7 +34,8 @@ final class TransferCounters {
         reporter.incrCounter(TipcShuffleCounter.STREAMS_REUSED, 1);
     }
 
-    void mapOutput(boolean viaTipc, long bytes) {
+    @Override
+    public void mapOutput(boolean viaTipc, long bytes) {
         reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_MAP_OUTPUTS : TipcShuffleCounter.TCP_MAP_OUTPUTS, 1);
         reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_BYTES : TipcShuffleCounter.TCP_BYTES, bytes);
     }

@@ -5,6 +5,7 @@ import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcAvailability;
+import io.hadooptipc.tipc.TipcTopologyChannel;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +17,6 @@ import java.net.URL;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * Decides, per map host, whether a reduce task's fetchers try TIPC. A host goes over
@@ -24,8 +24,8 @@ import java.util.function.Consumer;
  * topology service reports its shuffle name withdrawn; it comes back to TIPC when its
  * name is published again (a NodeManager or link that recovered). Each switch is logged
  * and counted. Without topology reports (switched off, or the service cannot be
- * reached) a host that fell back stays on HTTP/TCP for the rest of the task. Whoever holds
- * streams to a host is told when it leaves TIPC ({@link #onLeavingTipc}).
+ * reached) a host that fell back stays on HTTP/TCP for the rest of the task. The idle
+ * streams to a host are closed when it leaves TIPC ({@link #onLeavingTipc}).
  */
 final class TransportRoutes implements NameWatch.Listener, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportRoutes.class);
@@ -50,7 +50,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private final Map<ShuffleServiceName, Host> hosts = new ConcurrentHashMap<>();
     private final AtomicBoolean unavailableLogged = new AtomicBoolean();
     private volatile NameWatch watch;
-    private volatile Consumer<ShuffleServiceName> leavingTipc = name -> { };
+    private volatile StreamPool leavingTipc; // null: no streams to close
 
     TransportRoutes(Transport mode, TipcAvailability availability, TransferCounters counters) {
         this.mode = mode;
@@ -61,16 +61,38 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     /** Routes for a reduce task as configured, following the topology service where TIPC is used and it is on. */
     static TransportRoutes start(Configuration conf, TransferCounters counters) {
         Transport mode = Transport.of(conf);
-        TransportRoutes routes = new TransportRoutes(mode, mode == Transport.TCP ? null : Tipc.availability(), counters);
-        if (mode != Transport.TCP && routes.availability.isAvailable()
-                && conf.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED)) {
+        if (mode == Transport.TCP) {
+            return new TransportRoutes(mode, null, counters);
+        }
+        if (!conf.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED)) {
+            return new TransportRoutes(mode, Tipc.availability(), counters);
+        }
+        // One topology connection says whether TIPC links are up, then reports the map hosts' names.
+        TipcTopologyChannel topology = null;
+        try {
+            topology = TipcTopologyChannel.open();
+            TransportRoutes routes = new TransportRoutes(mode, Tipc.availability(topology), counters);
+            routes.follow(TipcNameWatch.start(TipcShuffleConfig.serviceType(conf), routes, topology));
+            return routes;
+        } catch (IOException e) {
+            closeQuietly(topology);
+            TipcAvailability availability = Tipc.availability(); // says why, when TIPC is unavailable
+            if (availability.isAvailable()) {
+                LOG.warn("TIPC topology service unreachable ({}): a host that falls back to HTTP/TCP stays there",
+                        e.toString());
+            }
+            return new TransportRoutes(mode, availability, counters);
+        }
+    }
+
+    private static void closeQuietly(TipcTopologyChannel topology) {
+        if (topology != null) {
             try {
-                routes.follow(TipcNameWatch.start(TipcShuffleConfig.serviceType(conf), routes));
+                topology.close();
             } catch (IOException e) {
-                LOG.warn("TIPC topology service unreachable ({}): a host that falls back to HTTP/TCP stays there", e.toString());
+                LOG.debug("closing the TIPC topology connection", e);
             }
         }
-        return routes;
     }
 
     /** Takes reports from {@code names} from now on; closed with the routes. */
@@ -78,9 +100,9 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         this.watch = names;
     }
 
-    /** Runs {@code action} for each host switched to HTTP/TCP, after the switch. */
-    void onLeavingTipc(Consumer<ShuffleServiceName> action) {
-        this.leavingTipc = action;
+    /** Closes {@code streams}' idle streams to each host switched to HTTP/TCP, after the switch. */
+    void onLeavingTipc(StreamPool streams) {
+        this.leavingTipc = streams;
     }
 
     Transport mode() {
@@ -189,6 +211,9 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         counters.routeToTcp();
         LOG.warn("Shuffle from {} goes over HTTP/TCP {}: {} ({})", name,
                 watch == null ? "for the rest of this task" : "until its TIPC name is published again", why.reason, detail);
-        leavingTipc.accept(name);
+        StreamPool streams = leavingTipc;
+        if (streams != null) {
+            streams.closeIdle(name);
+        }
     }
 }

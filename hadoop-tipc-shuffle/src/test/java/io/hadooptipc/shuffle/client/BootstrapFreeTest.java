@@ -1,6 +1,8 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.tipc.Tipc;
 import org.junit.jupiter.api.Test;
 
@@ -24,9 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Our classes spin no method handles at first use that a stock reduce task's fetch does not:
- * under emulation each invokedynamic string concatenation site and a record's generated
- * equals/hashCode spin them at 10-15 ms a class, dozens of classes in a task's first fetch
- * (StartCost).
+ * under emulation each invokedynamic string concatenation site, lambda or method reference, and a
+ * record's generated equals/hashCode spin them at 10-15 ms a class, dozens of classes in a task's
+ * first fetch (StartCost).
  */
 class BootstrapFreeTest {
 
@@ -42,6 +44,26 @@ class BootstrapFreeTest {
         }
         assertTrue(offenders.isEmpty(), "compiled with invokedynamic string concatenation (-XDstringConcat=inline missing?): "
                 + offenders);
+    }
+
+    /** tipc-jni, the client package, and the shuffle-wide classes the client uses. */
+    @Test
+    void noClassOnTheConsumersPathSpinsLambdas() throws Exception {
+        List<String> offenders = new ArrayList<>();
+        ClassBytes check = (name, bytes) -> {
+            if (contains(bytes, "java/lang/invoke/LambdaMetafactory")) {
+                offenders.add(name);
+            }
+        };
+        forEachClass(Tipc.class, check);
+        List<String> shared = List.of(HttpHead.class, ShuffleServiceName.class, TipcShuffleConfig.class).stream()
+                .map(c -> c.getName().replace('.', '/') + ".class").toList();
+        forEachClass(TipcShuffleConsumer.class, (name, bytes) -> {
+            if (name.startsWith("io/hadooptipc/shuffle/client/") || shared.contains(name)) {
+                check.accept(name, bytes);
+            }
+        });
+        assertTrue(offenders.isEmpty(), "lambdas or method references, each spun into a class at first use: " + offenders);
     }
 
     @Test

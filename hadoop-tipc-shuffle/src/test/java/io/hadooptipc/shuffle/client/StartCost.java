@@ -6,6 +6,7 @@ import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import io.hadooptipc.tipc.Tipc;
+import io.hadooptipc.tipc.TipcTopologyChannel;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.TaskCounter;
@@ -291,17 +292,19 @@ public final class StartCost {
             Class.forName("io.hadooptipc.tipc.TipcNative");
             step("native-library");
             TransferCounters counters = new TransferCounters(reporter);
-            TransportRoutes routes = new TransportRoutes(Transport.of(conf), Tipc.availability(), counters);
+            // TransportRoutes.start's two steps, timed apart: one topology connection for both.
+            TipcTopologyChannel topology = TipcTopologyChannel.open();
+            TransportRoutes routes = new TransportRoutes(Transport.of(conf), Tipc.availability(topology), counters);
             step("availability");
-            routes.follow(TipcNameWatch.start(TipcShuffleConfig.serviceType(conf), routes));
+            routes.follow(TipcNameWatch.start(TipcShuffleConfig.serviceType(conf), routes, topology));
             step("name-watch");
             StreamPool streams = StreamPool.of(conf, new TipcStreamTransport(TipcShuffleConfig.serviceType(conf)),
                     counters);
-            routes.onLeavingTipc(streams::closeIdle);
+            routes.onLeavingTipc(streams);
             step("stream-pool");
             for (int i = 0; i < uris.size(); i++) {
                 fetch(new TipcShuffleConnection(new URL("http", "10.210.0.2", port, uris.get(i)), routes, streams,
-                        counters, u -> (HttpURLConnection) u.openConnection()), uris.get(i), port, key);
+                        counters, new PlainConnections()), uris.get(i), port, key);
                 step("fetch-" + (i + 1));
             }
             streams.close();
@@ -317,6 +320,14 @@ public final class StartCost {
                 + OS.getProcessCpuTime() / 1_000_000 + " "
                 + ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount() + " "
                 + ManagementFactory.getRuntimeMXBean().getUptime());
+    }
+
+    /** What TipcFetcher's fallback connections are, without a fetcher; a class, as there: no lambda to spin. */
+    private static final class PlainConnections implements StockConnections {
+        @Override
+        public HttpURLConnection open(URL url) throws IOException {
+            return (HttpURLConnection) url.openConnection();
+        }
     }
 
     /** One request as the stock fetcher makes it, its single map output read to the end. */

@@ -5,10 +5,13 @@ import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.tipc.Testbed;
 import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
+import io.hadooptipc.tipc.TipcTopologyChannel;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.net.URL;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -19,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * The topology reports a reduce task's routes follow, from the real topology service of the
- * testbed (tipc-vm --nodes 3): a watcher on n1, a shuffle name bound and closed on n2.
+ * testbed (tipc-vm --nodes 3): a watcher (or a task's routes) on n1, a shuffle name bound and closed on n2.
  */
 @Tag("tipc-kernel")
 class TipcNameWatchKernelTest {
@@ -53,7 +56,7 @@ class TipcNameWatchKernelTest {
     void aNameBoundOnAnotherNodeIsReportedPublishedWithdrawnAndPublishedAgain() throws Exception {
         ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.2"), 13562);
         Reports reports = new Reports();
-        try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports))) {
+        try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports, TipcTopologyChannel.open()))) {
             watch.watch(name);
             for (int round = 0; round < 2; round++) { // a NodeManager that stops and starts again
                 TipcServerSocketChannel server = Testbed.on("n2", () -> bind(name));
@@ -72,7 +75,7 @@ class TipcNameWatchKernelTest {
         try (TipcServerSocketChannel server = Testbed.on("n2", () -> bind(watched));
              TipcServerSocketChannel otherServer = Testbed.on("n3", () -> bind(other))) {
             Reports reports = new Reports();
-            try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports))) {
+            try (TipcNameWatch watch = Testbed.on("n1", () -> TipcNameWatch.start(TYPE, reports, TipcTopologyChannel.open()))) {
                 watch.watch(watched);
                 watch.watch(watched);
                 assertEquals("published " + watched, reports.next());
@@ -95,7 +98,7 @@ class TipcNameWatchKernelTest {
             }
             ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.5"), 13562);
             Reports reports = new Reports();
-            try (TipcNameWatch watch = Testbed.on("wa", () -> TipcNameWatch.start(TYPE, reports));
+            try (TipcNameWatch watch = Testbed.on("wa", () -> TipcNameWatch.start(TYPE, reports, TipcTopologyChannel.open()));
                  TipcServerSocketChannel server = Testbed.on("wb", () -> bind(name))) {
                 watch.watch(name);
                 assertEquals("published " + name, reports.next(), "once the link is up");
@@ -107,6 +110,30 @@ class TipcNameWatchKernelTest {
         } finally {
             Testbed.sh("ip netns del wa");
             Testbed.sh("ip netns del wb");
+        }
+    }
+
+    @Test
+    void aTasksRoutesFollowNamesOnTheConnectionThatFoundTheLinks() throws Exception {
+        ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName("10.99.0.6"), 13562);
+        URL url = new URL("http", "10.99.0.6", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
+        CountingReporter reporter = new CountingReporter();
+        try (TransportRoutes routes = Testbed.on("n1",
+                () -> TransportRoutes.start(new Configuration(), new TransferCounters(reporter)));
+             TipcServerSocketChannel server = Testbed.on("n2", () -> bind(name))) {
+            assertEquals(name, routes.route(url).name(), "TIPC is available: links to n2 and n3 are up");
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    routes.route(url).publications() == 0 && System.nanoTime() < end; ) {
+                Thread.sleep(20);
+            }
+            assertEquals(1, routes.route(url).publications(), "the name watch reports the bound name");
+            server.close();
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    routes.route(url).fallback() == null && System.nanoTime() < end; ) {
+                Thread.sleep(20);
+            }
+            assertEquals(Fallback.WITHDRAWN, routes.route(url).fallback());
+            assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
         }
     }
 

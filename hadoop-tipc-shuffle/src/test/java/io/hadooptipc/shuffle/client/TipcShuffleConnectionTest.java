@@ -77,7 +77,7 @@ class TipcShuffleConnectionTest {
     @BeforeEach
     void serveTcp() throws IOException {
         tcpAnswers(REPLY_HASH);
-        auto.onLeavingTipc(name -> streams.closeIdle(name));
+        auto.onLeavingTipc(streams);
     }
 
     @AfterEach
