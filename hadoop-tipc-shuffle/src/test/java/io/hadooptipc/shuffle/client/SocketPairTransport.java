@@ -97,7 +97,7 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     }
 
     @Override
-    public ShuffleStream open(ShuffleServiceName name, Timeouts timeouts) throws IOException {
+    public ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
         opened.add(name);
         if (refusal != null) {
             throw refusal;
