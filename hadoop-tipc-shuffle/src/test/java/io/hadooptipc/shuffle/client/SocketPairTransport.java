@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -133,7 +134,7 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     }
 
     /** The next request head; null if the fetcher closed the stream before one began. */
-    private static HttpHead readHead(SocketChannel socket) throws IOException {
+    static HttpHead readHead(ReadableByteChannel socket) throws IOException {
         byte[] buf = new byte[1 << 16];
         int filled = 0;
         int end;

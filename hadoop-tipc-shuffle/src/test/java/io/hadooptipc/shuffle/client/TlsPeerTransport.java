@@ -6,16 +6,15 @@ import io.hadooptipc.shuffle.TlsMaterial;
 
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -78,9 +77,9 @@ final class TlsPeerTransport implements StreamTransport, AutoCloseable {
     private void serve(SSLSocket socket) {
         try (socket) {
             socket.startHandshake();
-            InputStream in = socket.getInputStream();
+            ReadableByteChannel in = Channels.newChannel(socket.getInputStream());
             OutputStream out = socket.getOutputStream();
-            for (HttpHead request; (request = readHead(in)) != null; ) {
+            for (HttpHead request; (request = SocketPairTransport.readHead(in)) != null; ) {
                 requests.add(request);
                 out.write(peer.answer(request));
                 out.flush();
@@ -88,32 +87,6 @@ final class TlsPeerTransport implements StreamTransport, AutoCloseable {
         } catch (Exception e) {
             serverFailures.add(e);
         }
-    }
-
-    /** The next request head; null if the fetcher closed the connection before one began. */
-    private static HttpHead readHead(InputStream in) throws IOException {
-        byte[] buf = new byte[1 << 16];
-        int filled = 0;
-        int end;
-        while ((end = HttpHead.endOf(buf, 0, filled)) < 0) {
-            int n;
-            try {
-                n = in.read(buf, filled, buf.length - filled);
-            } catch (IOException e) { // closed without close_notify, as our TLS streams close
-                if (filled == 0) {
-                    return null;
-                }
-                throw e;
-            }
-            if (n < 0) {
-                if (filled == 0) {
-                    return null;
-                }
-                throw new EOFException("the request head was cut short");
-            }
-            filled += n;
-        }
-        return HttpHead.parse(Arrays.copyOf(buf, end), 0, end);
     }
 
     @Override
