@@ -44,8 +44,13 @@ public final class FetchCost {
 
     /** Our mapreduce_shuffle handler in this thread's node, serving {@code outputs} on an ephemeral port. */
     public static TipcShuffleHandler start(MapOutputFixture outputs, YarnConfiguration conf) throws Exception {
+        return start(new TipcShuffleHandler(), outputs, conf);
+    }
+
+    /** Starts {@code h}, a handler of ours, in this thread's node, serving {@code outputs} on an ephemeral port. */
+    public static <H extends TipcShuffleHandler> H start(H h, MapOutputFixture outputs, YarnConfiguration conf)
+            throws IOException {
         conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-        TipcShuffleHandler h = new TipcShuffleHandler();
         h.setAuxiliaryLocalPathHandler(outputs.localDirs());
         h.init(conf);
         h.start();

@@ -6,6 +6,7 @@ import io.hadooptipc.shuffle.ShuffleWire;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import io.hadooptipc.shuffle.TlsMaterial;
+import io.hadooptipc.shuffle.client.FetchCost;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
@@ -73,21 +74,11 @@ class TipcPipelineTest {
     static void mapOutputs() throws Exception {
         DefaultMetricsSystem.setMiniClusterMode(true);
         outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
-        handler = start(new YarnConfiguration());
+        handler = FetchCost.start(new PipelineSource(), outputs, new YarnConfiguration());
         httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         YarnConfiguration tls = new YarnConfiguration();
         TlsMaterial.loopback().serverConf(tls, TlsMaterial.loopback().server);
-        tlsHandler = start(tls);
-    }
-
-    private static PipelineSource start(YarnConfiguration conf) throws IOException {
-        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-        PipelineSource h = new PipelineSource();
-        h.setAuxiliaryLocalPathHandler(outputs.localDirs());
-        h.init(conf);
-        h.start();
-        h.initializeApplication(outputs.application());
-        return h;
+        tlsHandler = FetchCost.start(new PipelineSource(), outputs, tls);
     }
 
     @AfterAll
