@@ -107,7 +107,7 @@ public final class TipcShuffleConfig {
         NONE("HTTP over TIPC (" + MRConfig.SHUFFLE_SSL_ENABLED_KEY + " = false)"),
         /** Encrypted shuffle required: TLS over TIPC with stock's SSL settings, as HTTPS has them. */
         TLS("TLS over TIPC (" + MRConfig.SHUFFLE_SSL_ENABLED_KEY + " = true: stock's SSL settings, as for HTTPS)"),
-        /** Encrypted shuffle required, and {@link #LINKS_ENCRYPTED} declares every TIPC link encrypted by the kernel. */
+        /** Encrypted shuffle required, and {@link #LINKS_ENCRYPTED} declares the TIPC links encrypted by the kernel. */
         KERNEL("HTTP over TIPC links declared encrypted by the kernel (" + MRConfig.SHUFFLE_SSL_ENABLED_KEY
                 + " = true, " + LINKS_ENCRYPTED + " = true)");
 

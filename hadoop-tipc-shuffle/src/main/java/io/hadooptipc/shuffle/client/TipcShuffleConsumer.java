@@ -184,7 +184,8 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             transport = new TlsTransport(transport, ssl, counters);
         }
         if (encryption != Encryption.NONE) {
-            LOG.info("Encrypted shuffle: {} from hosts that publish it, stock HTTPS from the others", encryption.carried);
+            LOG.info("Encrypted shuffle: {} from hosts that publish it, stock HTTPS from the others",
+                    encryption.carried);
         }
         routes = TransportRoutes.start(jobConf, counters);
         streams = StreamPool.of(jobConf, transport, counters);

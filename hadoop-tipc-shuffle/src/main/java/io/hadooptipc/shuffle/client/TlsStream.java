@@ -92,7 +92,7 @@ final class TlsStream implements ShuffleStream {
                 case NEED_WRAP -> wrap(ByteBuffer.allocate(0));
                 case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
                     if (!unwrap()) {
-                        throw new SSLHandshakeException("TLS over TIPC: the server closed the stream during the handshake");
+                        throw new SSLHandshakeException("TLS over TIPC: the server closed the stream in the handshake");
                     }
                 }
                 case NEED_TASK -> runTasks();

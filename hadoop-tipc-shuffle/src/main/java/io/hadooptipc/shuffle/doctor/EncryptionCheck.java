@@ -35,14 +35,16 @@ final class EncryptionCheck {
     static Check of(Configuration conf, boolean tipc, Path cryptoSysctl) {
         Encryption encryption = Encryption.of(conf);
         if (encryption == Encryption.NONE) {
+            boolean declared = conf.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED,
+                    TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED);
             return Check.ok(NAME, MRConfig.SHUFFLE_SSL_ENABLED_KEY + " = false: no encrypted shuffle required;"
-                    + " TIPC carries map output as stock HTTP does" + (conf.getBoolean(
-                    TipcShuffleConfig.LINKS_ENCRYPTED, TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED) ? " (" + TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the links encrypted as well)" : ""));
+                    + " TIPC carries map output as stock HTTP does" + (declared
+                    ? " (" + TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the links encrypted as well)" : ""));
         }
         if (encryption == Encryption.TLS) {
             return Check.ok(NAME, MRConfig.SHUFFLE_SSL_ENABLED_KEY + " requires encrypted shuffle: map output goes"
-                    + " over TIPC in TLS, with stock's SSL settings (the NodeManager's " + SSLFactory.SSL_SERVER_CONF_KEY
-                    + ", the job's " + SSLFactory.SSL_CLIENT_CONF_KEY + "), as over HTTPS");
+                    + " over TIPC in TLS, with stock's SSL settings (the NodeManager's "
+                    + SSLFactory.SSL_SERVER_CONF_KEY + ", the job's " + SSLFactory.SSL_CLIENT_CONF_KEY + "), as over HTTPS");
         }
         if (!tipc) {
             return Check.skip(NAME, TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the TIPC links encrypted;"

@@ -17,7 +17,7 @@ final class StockSslFactory {
     private StockSslFactory() {
     }
 
-    /** @throws IllegalStateException when stock has made none, so that TIPC is not served at all rather than in plaintext */
+    /** @throws IllegalStateException when stock has made none: then TIPC is not served at all, never in plaintext */
     static SSLFactory of(ShuffleHandler started) {
         try {
             Field field = ShuffleHandler.class.getDeclaredField("sslFactory");

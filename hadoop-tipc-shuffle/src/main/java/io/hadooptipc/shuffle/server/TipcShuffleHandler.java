@@ -27,8 +27,8 @@ import java.util.Set;
  * stock), plus a {@link TipcShuffleServer} that runs stock's own shuffle pipeline, with
  * the same tokens and caches, under a TIPC name for each of this node's addresses
  * ({@link ShuffleServiceName}): TLS over TIPC, with stock's own SSL factory, where encrypted
- * shuffle is required and the TIPC links are not declared encrypted by the kernel. Without AF_TIPC it logs why once and is exactly
- * the stock handler.
+ * shuffle is required and the TIPC links are not declared encrypted by the kernel. Without
+ * AF_TIPC it logs why once and is exactly the stock handler.
  */
 public class TipcShuffleHandler extends ShuffleHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleHandler.class);
