@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Random;
 import java.util.stream.DoubleStream;
 import java.util.stream.Stream;
@@ -53,6 +54,14 @@ public final class Results {
         }
         Arrays.sort(medians);
         return new Interval(medians[resamples / 40], medians[resamples - resamples / 40 - 1]);
+    }
+
+    /** A markdown table row: {@code what}, then the minimum, median, 90th percentile and maximum of {@code values}. */
+    public static String percentileRow(String what, double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f |", what, sorted[0],
+                median(Arrays.stream(sorted)), sorted[(int) Math.ceil(0.9 * sorted.length) - 1], sorted[sorted.length - 1]);
     }
 
     /**

@@ -203,20 +203,12 @@ public final class TopologyLatencyBenchmark {
                         HTTP/TCP for the rest of the task; with it, a withdrawn name sends its host to HTTP/TCP with no \
                         connect attempt at all.
                         """, cycles.size(),
-                row("published: report - request (ms, upper bound)", publishUpper),
-                row("published: report - answer (ms, lower bound)", publishLower),
-                row("withdrawn: report - request (ms, upper bound)", withdrawUpper),
-                row("withdrawn: report - answer (ms, lower bound)", withdrawLower),
-                row("connect to the withdrawn name, until it fails (ms)", connect),
+                Results.percentileRow("published: report - request (ms, upper bound)", publishUpper),
+                Results.percentileRow("published: report - answer (ms, lower bound)", publishLower),
+                Results.percentileRow("withdrawn: report - request (ms, upper bound)", withdrawUpper),
+                Results.percentileRow("withdrawn: report - answer (ms, lower bound)", withdrawLower),
+                Results.percentileRow("connect to the withdrawn name, until it fails (ms)", connect),
                 worstPublish, worstPublish <= GOAL_MILLIS ? "met" : "**missed**");
-    }
-
-    private static String row(String what, double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f |", what, sorted[0],
-                Results.median(Arrays.stream(sorted)), sorted[(int) Math.ceil(0.9 * sorted.length) - 1],
-                sorted[sorted.length - 1]);
     }
 
     private static double[] millis(List<Cycle> cycles, ToLongFunction<Cycle> micros) {

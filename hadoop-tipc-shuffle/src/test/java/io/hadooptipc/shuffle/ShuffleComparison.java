@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle;
 
 import io.hadooptipc.shuffle.client.TipcShuffleConsumer;
+import io.hadooptipc.shuffle.server.TipcShuffleServer;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskCounter;
@@ -43,7 +44,8 @@ public final class ShuffleComparison {
             MRJobConfig.REDUCE_SPECULATIVE, "false");
 
     /** NodeManager threads that serve map outputs: stock Netty (HTTP/TCP), ours (TIPC), and the shared readahead. */
-    static final List<String> SERVING_THREADS = List.of("ShuffleHandler Netty ", "TIPC shuffle ", "Readahead Thread ");
+    static final List<String> SERVING_THREADS = List.of("ShuffleHandler Netty ", TipcShuffleServer.THREAD_NAME,
+            "Readahead Thread ");
 
     /** The two reduce-side shuffles compared. */
     public enum Side {
@@ -134,6 +136,13 @@ public final class ShuffleComparison {
                 cluster.outputPath(spec.name() + "-" + side.label + "-" + round), TimedShuffleConsumer.class,
                 spec.reduces(), settings);
         servingCpu = cluster.servingCpuNanos() - servingCpu;
+        long shuffled = result.counters().findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue();
+        if (shuffled > 0 && servingCpu <= 0) {
+            // Stock serves on its Netty workers, ours on the TIPC server's: one of them did this job's work.
+            throw new IllegalStateException(spec.name() + " (" + side.label + ") shuffled " + shuffled
+                    + " bytes but no NodeManager serving thread spent CPU: the probe no longer finds them by name "
+                    + SERVING_THREADS);
+        }
         tipcBytes = tipcBytes < 0 ? -1 : cluster.crossMachineTipcBytes() - tipcBytes;
         JobHistoryParser.JobInfo history = ShuffleJobRunner.history(cluster.config(), result.id());
         List<ReduceAttempt> reduces = history.getAllTasks().values().stream()

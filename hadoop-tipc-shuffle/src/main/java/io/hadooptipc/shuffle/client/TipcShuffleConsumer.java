@@ -42,7 +42,7 @@ import java.util.Map;
 public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, ExceptionReporter {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleConsumer.class);
     // The stock plugin's progress period and bounds on map-completion events asked for per call,
-    // which it keeps private; StockShuffleConstantsTest pins these copies to them.
+    // which it keeps private; StockShuffleCopyTest pins these and the copied loop to them.
     static final int PROGRESS_FREQUENCY_MS = 2000;
     static final int MIN_EVENTS_TO_FETCH = 100;
     static final int MAX_EVENTS_TO_FETCH = 10000;

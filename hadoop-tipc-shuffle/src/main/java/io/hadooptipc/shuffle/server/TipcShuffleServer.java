@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
  * from the NodeManager's class path, where stock's shuffle already needs it.
  */
 public final class TipcShuffleServer implements Closeable {
+    /** What the names of the server's threads begin with (the testbed's CPU probes find them by it). */
+    public static final String THREAD_NAME = "TIPC shuffle";
     private static final long STOP_SECONDS = 10;
 
     private final EventLoopGroup loops;
@@ -47,7 +49,7 @@ public final class TipcShuffleServer implements Closeable {
         TipcServerSocketChannel bound = bind(serviceType, names);
         EventLoopGroup loops;
         try {
-            loops = new EpollEventLoopGroup(threads, new DefaultThreadFactory("TIPC shuffle", true));
+            loops = new EpollEventLoopGroup(threads, new DefaultThreadFactory(THREAD_NAME, true));
         } catch (RuntimeException | Error e) {
             bound.close();
             throw e;

@@ -74,11 +74,11 @@ class TipcPipelineTest {
     static void mapOutputs() throws Exception {
         DefaultMetricsSystem.setMiniClusterMode(true);
         outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
-        handler = FetchCost.start(new PipelineSource(), outputs, new YarnConfiguration());
+        handler = FetchCost.start(new PipelineSource(), outputs, new YarnConfiguration(), 0);
         httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         YarnConfiguration tls = new YarnConfiguration();
         TlsMaterial.loopback().serverConf(tls, TlsMaterial.loopback().server);
-        tlsHandler = FetchCost.start(new PipelineSource(), outputs, tls);
+        tlsHandler = FetchCost.start(new PipelineSource(), outputs, tls, 0);
     }
 
     @AfterAll
