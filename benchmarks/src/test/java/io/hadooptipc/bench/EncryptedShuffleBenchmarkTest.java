@@ -2,7 +2,7 @@ package io.hadooptipc.bench;
 
 import io.hadooptipc.bench.EncryptedShuffleBenchmark.Mode;
 import io.hadooptipc.bench.EncryptedShuffleBenchmark.Row;
-import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import io.hadooptipc.shuffle.client.FetchCost;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.junit.jupiter.api.Test;
@@ -34,11 +34,11 @@ class EncryptedShuffleBenchmarkTest {
     void eachModeConfiguresTheReducerAsAnOperatorWould() {
         assertFalse(Mode.HTTP.job().getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, true));
         assertTrue(Mode.HTTPS.job().getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, false));
-        assertNull(TipcShuffleConfig.whyUnencrypted(Mode.TIPC_AEAD.job()), "encrypted links carry the encrypted shuffle");
-        assertNull(TipcShuffleConfig.whyUnencrypted(Mode.TIPC_AEAD.server.conf()));
+        assertEquals(Encryption.KERNEL, Encryption.of(Mode.TIPC_AEAD.job()), "encrypted links carry the encrypted shuffle");
+        assertEquals(Encryption.KERNEL, Encryption.of(Mode.TIPC_AEAD.server.conf()));
         assertTrue(Mode.TLS_TIPC.job().getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, false));
-        assertFalse(TipcShuffleConfig.linksEncrypted(Mode.TLS_TIPC.job()), "TLS, not the kernel, encrypts");
-        assertFalse(TipcShuffleConfig.linksEncrypted(Mode.TLS_TIPC.server.conf()));
+        assertEquals(Encryption.TLS, Encryption.of(Mode.TLS_TIPC.job()), "TLS, not the kernel, encrypts");
+        assertEquals(Encryption.TLS, Encryption.of(Mode.TLS_TIPC.server.conf()));
         assertEquals(Boolean.TRUE, Mode.TIPC_AEAD.keyed());
         assertEquals(Boolean.FALSE, Mode.TIPC.keyed());
         assertEquals(Boolean.FALSE, Mode.TLS_TIPC.keyed());

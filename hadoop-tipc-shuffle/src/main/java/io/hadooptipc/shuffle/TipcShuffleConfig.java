@@ -34,9 +34,10 @@ public final class TipcShuffleConfig {
 
     /**
      * Both sides: the operator declares that the kernel encrypts every TIPC link between the nodes
-     * ({@code tipc node set key} on every node, TIPC's AEAD). Only then does TIPC carry map output
-     * where {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle. The kernel does not
-     * let userspace read whether a key is set, so nothing verifies the declaration.
+     * ({@code tipc node set key} on every node, TIPC's AEAD). Matters only where
+     * {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle: then TIPC carries plain HTTP
+     * instead of TLS ({@link Encryption}). The kernel does not let userspace read whether a key is set,
+     * so nothing verifies the declaration.
      */
     public static final String LINKS_ENCRYPTED = "mapreduce.shuffle.tipc.links.encrypted";
     public static final boolean DEFAULT_LINKS_ENCRYPTED = false;
@@ -100,36 +101,34 @@ public final class TipcShuffleConfig {
         }
     }
 
-    /**
-     * Why a NodeManager with this configuration must not serve map output over TIPC, or null if it may.
-     */
+    /** How map output over TIPC meets {@code mapreduce.shuffle.ssl.enabled}: NodeManagers and jobs must agree. */
+    public enum Encryption {
+        /** No encrypted shuffle required: HTTP over TIPC, as stock serves HTTP. */
+        NONE("HTTP over TIPC (" + MRConfig.SHUFFLE_SSL_ENABLED_KEY + " = false)"),
+        /** Encrypted shuffle required: TLS over TIPC with stock's SSL settings, as HTTPS has them. */
+        TLS("TLS over TIPC (" + MRConfig.SHUFFLE_SSL_ENABLED_KEY + " = true: stock's SSL settings, as for HTTPS)"),
+        /** Encrypted shuffle required, and {@link #LINKS_ENCRYPTED} declares the TIPC links encrypted by the kernel. */
+        KERNEL("HTTP over TIPC links declared encrypted by the kernel (" + MRConfig.SHUFFLE_SSL_ENABLED_KEY
+                + " = true, " + LINKS_ENCRYPTED + " = true)");
+
+        /** What TIPC carries, for logs and the doctor. */
+        public final String carried;
+
+        Encryption(String carried) {
+            this.carried = carried;
+        }
+
+        public static Encryption of(Configuration conf) {
+            if (!conf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT)) {
+                return NONE;
+            }
+            return conf.getBoolean(LINKS_ENCRYPTED, DEFAULT_LINKS_ENCRYPTED) ? KERNEL : TLS;
+        }
+    }
+
+    /** Why a NodeManager with this configuration must not serve map output over TIPC, or null if it may. */
     public static String whyNotServed(Configuration conf) {
-        if (!conf.getBoolean(SERVER_ENABLED, DEFAULT_SERVER_ENABLED)) {
-            return "disabled by " + SERVER_ENABLED;
-        }
-        String unencrypted = whyUnencrypted(conf);
-        return unencrypted == null ? null : unencrypted + ": map output is served over HTTPS only";
-    }
-
-    /**
-     * Why TIPC must not carry this configuration's shuffle, or null if it may: encrypted shuffle is
-     * required ({@code mapreduce.shuffle.ssl.enabled}), TIPC carries no TLS, and the links are not
-     * declared encrypted by the kernel ({@link #LINKS_ENCRYPTED}).
-     */
-    public static String whyUnencrypted(Configuration conf) {
-        if (!encryptionRequired(conf) || linksEncrypted(conf)) {
-            return null;
-        }
-        return MRConfig.SHUFFLE_SSL_ENABLED_KEY + " requires encrypted shuffle, TIPC carries no TLS, and "
-                + LINKS_ENCRYPTED + " does not declare the TIPC links encrypted by the kernel";
-    }
-
-    public static boolean encryptionRequired(Configuration conf) {
-        return conf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY, MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT);
-    }
-
-    public static boolean linksEncrypted(Configuration conf) {
-        return conf.getBoolean(LINKS_ENCRYPTED, DEFAULT_LINKS_ENCRYPTED);
+        return conf.getBoolean(SERVER_ENABLED, DEFAULT_SERVER_ENABLED) ? null : "disabled by " + SERVER_ENABLED;
     }
 
     public static int serviceType(Configuration conf) {

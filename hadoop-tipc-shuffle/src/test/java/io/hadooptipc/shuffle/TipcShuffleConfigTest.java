@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle;
 
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
@@ -48,17 +49,16 @@ class TipcShuffleConfigTest {
     }
 
     @Test
-    void encryptedShuffleGoesOverTipcOnlyOnLinksDeclaredEncryptedByTheKernel() {
+    void encryptedShuffleGoesOverTipcInTlsUnlessTheLinksAreDeclaredEncryptedByTheKernel() {
         Configuration conf = new Configuration(false);
-        assertNull(TipcShuffleConfig.whyNotServed(conf));
-        assertNull(TipcShuffleConfig.whyUnencrypted(conf));
-        conf.setBoolean("mapreduce.shuffle.ssl.enabled", true);
-        String refusal = TipcShuffleConfig.whyNotServed(conf);
-        assertTrue(refusal.contains("HTTPS only") && refusal.contains(TipcShuffleConfig.LINKS_ENCRYPTED), refusal);
-        assertTrue(TipcShuffleConfig.whyUnencrypted(conf).contains("mapreduce.shuffle.ssl.enabled"));
+        assertEquals(Encryption.NONE, Encryption.of(conf));
         conf.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
-        assertNull(TipcShuffleConfig.whyNotServed(conf), "links declared encrypted: served over TIPC");
-        assertNull(TipcShuffleConfig.whyUnencrypted(conf), "links declared encrypted: fetched over TIPC");
+        assertEquals(Encryption.NONE, Encryption.of(conf), "no encrypted shuffle required: the declaration changes nothing");
+        conf.setBoolean("mapreduce.shuffle.ssl.enabled", true);
+        assertEquals(Encryption.KERNEL, Encryption.of(conf));
+        conf.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, false);
+        assertEquals(Encryption.TLS, Encryption.of(conf));
+        assertNull(TipcShuffleConfig.whyNotServed(conf), "served over TIPC, in TLS");
         conf.setBoolean(TipcShuffleConfig.SERVER_ENABLED, false);
         assertTrue(TipcShuffleConfig.whyNotServed(conf).contains(TipcShuffleConfig.SERVER_ENABLED));
     }

@@ -131,9 +131,9 @@ final class StreamPool implements Closeable {
         return found.stream;
     }
 
-    /** Connects a new stream to the host. */
-    ShuffleStream open(ShuffleServiceName name, Timeouts timeouts) throws IOException {
-        ShuffleStream stream = transport.open(name, timeouts);
+    /** Connects a new stream to the host, which the fetch's URL names {@code host}. */
+    ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
+        ShuffleStream stream = transport.open(name, host, timeouts);
         opened.incrementAndGet();
         counters.streamOpened();
         return stream;

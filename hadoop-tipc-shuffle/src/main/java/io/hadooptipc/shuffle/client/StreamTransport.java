@@ -8,10 +8,11 @@ import java.io.IOException;
 interface StreamTransport {
 
     /**
-     * Connects to the server that publishes {@code name}, within the connect timeout.
+     * Connects to the server that publishes {@code name}, within the connect timeout; {@code host}
+     * is the map host as the fetch's URL names it, which TLS checks the server's certificate against.
      *
      * @throws ServiceNotPublishedException when no server publishes the name
      * @throws IOException                  when the connection failed otherwise
      */
-    ShuffleStream open(ShuffleServiceName name, Timeouts timeouts) throws IOException;
+    ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException;
 }

@@ -7,6 +7,7 @@ import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLException;
 import java.io.Closeable;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -126,9 +127,16 @@ final class TipcAttempt implements Closeable {
         if (answer == null) {
             ShuffleStream opened;
             try {
-                opened = streams.open(name, timeouts);
+                opened = streams.open(name, url.getHost(), timeouts);
             } catch (ServiceNotPublishedException e) {
                 throw new Failure(Fallback.NOT_PUBLISHED, e);
+            } catch (SSLException e) {
+                // Falls back like any TIPC failure, under a reason of its own. The NodeManager serves HTTPS
+                // with the SSL factory it serves TLS over TIPC with, so a certificate refused here is refused
+                // over HTTPS too, where the stock fetcher fails the copy with the error operators know from
+                // HTTPS; and one that HTTPS accepts (a TIPC name held by another process, a NodeManager and a
+                // job that disagree on links.encrypted) must not fail the fetch. In tipc mode it is the fetcher's.
+                throw new Failure(Fallback.TLS_FAILED, e);
             } catch (IOException e) {
                 throw new Failure(Fallback.CONNECT_FAILED, e);
             }

@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.MapOutputFile;
 import org.apache.hadoop.mapred.RawKeyValueIterator;
@@ -17,11 +18,13 @@ import org.apache.hadoop.mapreduce.task.reduce.MergeManagerImpl;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleThreads;
+import org.apache.hadoop.security.ssl.SSLFactory;
 import org.apache.hadoop.util.Progress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,9 +34,10 @@ import java.util.Map;
  * The reduce side: set {@code mapreduce.job.reduce.shuffle.consumer.plugin.class} to
  * this class. It is the stock {@code Shuffle} plugin built from the stock parts (the
  * scheduler, merge manager, event fetcher, local fetcher), with {@link TipcFetcher}s
- * for remote map hosts. With encrypted shuffle on, TIPC carries no TLS: it uses the
- * stock HTTPS fetchers, unless the TIPC links are declared encrypted by the kernel
- * ({@link TipcShuffleConfig#LINKS_ENCRYPTED}); then TIPC where published, HTTPS elsewhere.
+ * for remote map hosts. With encrypted shuffle on, TIPC streams carry TLS with the job's SSL
+ * client settings, or plain HTTP on links declared encrypted by the kernel
+ * ({@link TipcShuffleConfig#LINKS_ENCRYPTED}); hosts not reached over TIPC are fetched over
+ * stock HTTPS.
  */
 public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, ExceptionReporter {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleConsumer.class);
@@ -52,9 +56,11 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     private ShuffleSchedulerImpl<K, V> scheduler;
     private MergeManager<K, V> merger;
     private Throwable failure;
-    /** The fetchers' routes to map hosts and their TIPC streams; null when they are the stock HTTPS fetchers. */
+    /** The fetchers' routes to map hosts and their TIPC streams; null when the local fetcher does the shuffle. */
     private TransportRoutes routes;
     private StreamPool streams;
+    /** The job's client SSL settings for TLS over TIPC; null without it. */
+    private SSLFactory ssl;
     private String failedThread;
 
     @Override
@@ -127,6 +133,22 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
                 LOG.debug("closing the TIPC topology connection", e);
             }
         }
+        if (ssl != null) {
+            ssl.destroy();
+            ssl = null;
+        }
+    }
+
+    /** The job's client SSL settings, as the stock fetcher loads them for HTTPS. */
+    private static SSLFactory clientSsl(JobConf job) throws IOException {
+        SSLFactory ssl = new SSLFactory(SSLFactory.Mode.CLIENT, job);
+        try {
+            ssl.init();
+        } catch (GeneralSecurityException e) {
+            ssl.destroy();
+            throw new IOException("encrypted shuffle: the job's SSL client settings do not load: " + e, e);
+        }
+        return ssl;
     }
 
     @Override
@@ -156,22 +178,19 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             return fetchers;
         }
         int count = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
-        String unencrypted = TipcShuffleConfig.whyUnencrypted(jobConf);
-        if (unencrypted != null) {
-            LOG.info("{}: fetching over stock HTTPS", unencrypted);
-            reporter.incrCounter(TipcShuffleCounter.ENCRYPTED_SHUFFLE_TASKS, 1);
-            for (int i = 0; i < count; i++) {
-                fetchers.add(new Fetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey));
-            }
-            return fetchers;
-        }
-        if (TipcShuffleConfig.encryptionRequired(jobConf)) {
-            LOG.info("Encrypted shuffle: over TIPC from hosts that publish it ({} declares the links encrypted by the"
-                    + " kernel), stock HTTPS from the others", TipcShuffleConfig.LINKS_ENCRYPTED);
-        }
         TransferCounters counters = new TransferCounters(reporter);
+        Encryption encryption = Encryption.of(jobConf);
+        StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf));
+        if (encryption == Encryption.TLS) {
+            ssl = clientSsl(jobConf);
+            transport = new TlsTransport(transport, ssl, counters);
+        }
+        if (encryption != Encryption.NONE) {
+            LOG.info("Encrypted shuffle: {} from hosts that publish it, stock HTTPS from the others",
+                    encryption.carried);
+        }
         routes = TransportRoutes.start(jobConf, counters);
-        streams = StreamPool.of(jobConf, new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf)), counters);
+        streams = StreamPool.of(jobConf, transport, counters);
         routes.onLeavingTipc(streams);
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,

@@ -8,9 +8,9 @@ package io.hadooptipc.shuffle.client;
  * that reason; ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a
  * withdrawn name), ROUTES_BACK_TO_TIPC those switched back when their name was published
  * again, TIPC_PEERS_LOST the nodes to which every TIPC link went down; STREAMS_OPENED counts
- * TIPC streams connected, STREAMS_REUSED requests sent on a kept-alive one; ENCRYPTED_SHUFFLE_TASKS
- * counts reduce tasks that left the whole shuffle to the stock HTTPS fetchers (encrypted shuffle
- * required, TIPC links not declared encrypted).
+ * TIPC streams connected, STREAMS_REUSED requests sent on a kept-alive one, TLS_STREAMS the TIPC
+ * streams whose TLS handshake completed (encrypted shuffle required, TIPC links not declared
+ * encrypted).
  */
 public enum TipcShuffleCounter {
     TIPC_BYTES,
@@ -22,6 +22,7 @@ public enum TipcShuffleCounter {
     FALLBACK_WITHDRAWN,
     FALLBACK_CONNECT_FAILED,
     FALLBACK_MISDIRECTED,
+    FALLBACK_TLS_FAILED,
     FALLBACK_MID_TRANSFER,
     TCP_BY_CONFIGURATION,
     ROUTES_TO_TCP,
@@ -29,7 +30,7 @@ public enum TipcShuffleCounter {
     TIPC_PEERS_LOST,
     STREAMS_OPENED,
     STREAMS_REUSED,
-    ENCRYPTED_SHUFFLE_TASKS;
+    TLS_STREAMS;
 
     /** Whether this counts fetch requests that went over HTTP/TCP for a reason (a FALLBACK_* counter). */
     public boolean isFallback() {

@@ -18,7 +18,7 @@ final class TipcStreamTransport implements StreamTransport {
     }
 
     @Override
-    public ShuffleStream open(ShuffleServiceName name, Timeouts timeouts) throws IOException {
+    public ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
         TipcSocketChannel channel = TipcSocketChannel.open();
         try {
             if (timeouts.connectMillis() > 0) {

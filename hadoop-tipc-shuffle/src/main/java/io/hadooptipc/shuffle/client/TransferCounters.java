@@ -30,6 +30,10 @@ final class TransferCounters implements MapOutputFrames.Sink {
         reporter.incrCounter(TipcShuffleCounter.STREAMS_OPENED, 1);
     }
 
+    void tlsStream() {
+        reporter.incrCounter(TipcShuffleCounter.TLS_STREAMS, 1);
+    }
+
     void streamReused() {
         reporter.incrCounter(TipcShuffleCounter.STREAMS_REUSED, 1);
     }

@@ -1,19 +1,22 @@
 package io.hadooptipc.shuffle.doctor;
 
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.security.ssl.SSLFactory;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Whether map output over TIPC meets the node's encryption requirement. TIPC carries no TLS;
- * where {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle, only links the
- * kernel encrypts (TIPC's AEAD, {@code tipc node set key}) may carry it, and the operator says
- * so with {@link TipcShuffleConfig#LINKS_ENCRYPTED}. The kernel cannot confirm it: TIPC's
- * netlink family can set and flush keys but not read them, and iproute2's {@code tipc node}
- * has no command that shows one. What can be seen is whether the kernel can encrypt at all.
+ * How map output over TIPC meets the node's encryption requirement. Where
+ * {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle, TIPC carries TLS with
+ * stock's SSL settings, unless the operator declares every TIPC link encrypted by the kernel
+ * (TIPC's AEAD, {@code tipc node set key}; {@link TipcShuffleConfig#LINKS_ENCRYPTED}). The kernel
+ * cannot confirm that: TIPC's netlink family can set and flush keys but not read them, and
+ * iproute2's {@code tipc node} has no command that shows one. What can be seen is whether the
+ * kernel can encrypt at all.
  */
 final class EncryptionCheck {
     static final String NAME = "encryption";
@@ -30,19 +33,18 @@ final class EncryptionCheck {
      * @param cryptoSysctl the file that shows the kernel can encrypt TIPC links
      */
     static Check of(Configuration conf, boolean tipc, Path cryptoSysctl) {
-        boolean required = TipcShuffleConfig.encryptionRequired(conf);
-        boolean declared = TipcShuffleConfig.linksEncrypted(conf);
-        if (!required) {
+        Encryption encryption = Encryption.of(conf);
+        if (encryption == Encryption.NONE) {
+            boolean declared = conf.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED,
+                    TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED);
             return Check.ok(NAME, MRConfig.SHUFFLE_SSL_ENABLED_KEY + " = false: no encrypted shuffle required;"
                     + " TIPC carries map output as stock HTTP does" + (declared
                     ? " (" + TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the links encrypted as well)" : ""));
         }
-        if (!declared) {
-            return new Check(NAME, Check.Status.FAIL, MRConfig.SHUFFLE_SSL_ENABLED_KEY + " requires encrypted shuffle"
-                    + " and " + TipcShuffleConfig.LINKS_ENCRYPTED + " = false: map output is served and fetched"
-                    + " over HTTPS only, never over TIPC",
-                    "to carry it over TIPC, have the kernel encrypt every TIPC link (" + SET_KEY + "), then set "
-                            + TipcShuffleConfig.LINKS_ENCRYPTED + " = true in yarn-site.xml and mapred-site.xml");
+        if (encryption == Encryption.TLS) {
+            return Check.ok(NAME, MRConfig.SHUFFLE_SSL_ENABLED_KEY + " requires encrypted shuffle: map output goes"
+                    + " over TIPC in TLS, with stock's SSL settings (the NodeManager's "
+                    + SSLFactory.SSL_SERVER_CONF_KEY + ", the job's " + SSLFactory.SSL_CLIENT_CONF_KEY + "), as over HTTPS");
         }
         if (!tipc) {
             return Check.skip(NAME, TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the TIPC links encrypted;"
@@ -50,14 +52,16 @@ final class EncryptionCheck {
         }
         if (!Files.exists(cryptoSysctl)) {
             return new Check(NAME, Check.Status.WARN, TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the TIPC"
-                    + " links encrypted, but this kernel shows no TIPC encryption (no " + cryptoSysctl + ": built"
-                    + " without CONFIG_TIPC_CRYPTO, or this is not the initial network namespace)",
+                    + " links encrypted, so map output goes over TIPC without TLS, but this kernel shows no TIPC"
+                    + " encryption (no " + cryptoSysctl + ": built without CONFIG_TIPC_CRYPTO, or this is not the"
+                    + " initial network namespace)",
                     "use a kernel with CONFIG_TIPC_CRYPTO and set " + SET_KEY
-                            + "; otherwise set " + TipcShuffleConfig.LINKS_ENCRYPTED + " = false");
+                            + "; otherwise set " + TipcShuffleConfig.LINKS_ENCRYPTED + " = false (TLS over TIPC)");
         }
-        return new Check(NAME, Check.Status.WARN, "encrypted shuffle required and served over TIPC because "
+        return new Check(NAME, Check.Status.WARN, "encrypted shuffle required and served over TIPC without TLS because "
                 + TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares every TIPC link encrypted by the kernel;"
                 + " unverified: the kernel can encrypt TIPC, but it lets no one read whether a key is set",
-                "make sure of " + SET_KEY + "; `tipc node flush key` removes it");
+                "make sure of " + SET_KEY + "; `tipc node flush key` removes it; "
+                        + TipcShuffleConfig.LINKS_ENCRYPTED + " = false serves TLS over TIPC instead");
     }
 }

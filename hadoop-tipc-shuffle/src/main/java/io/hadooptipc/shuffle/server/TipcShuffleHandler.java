@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.server;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcAvailability;
 import org.apache.hadoop.conf.Configuration;
@@ -26,8 +27,9 @@ import java.util.concurrent.TimeUnit;
  * ShuffleHandler (the HTTP/TCP shuffle, job tokens, recovery and metrics are all
  * stock), plus a {@link TipcShuffleServer} that runs stock's own shuffle pipeline, with
  * the same tokens and caches, under a TIPC name for each of this node's addresses
- * ({@link ShuffleServiceName}). Without AF_TIPC it logs why once and is exactly
- * the stock handler.
+ * ({@link ShuffleServiceName}): TLS over TIPC, with stock's own SSL factory, where encrypted
+ * shuffle is required and the TIPC links are not declared encrypted by the kernel. Without
+ * AF_TIPC it logs why once and is exactly the stock handler.
  */
 public class TipcShuffleHandler extends ShuffleHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleHandler.class);
@@ -84,17 +86,18 @@ public class TipcShuffleHandler extends ShuffleHandler {
         }
         Set<String> identities = new LinkedHashSet<>();
         names.forEach(n -> identities.add(n.toString()));
+        Encryption encryption = Encryption.of(conf);
         TipcShuffleServer server = TipcShuffleServer.start(type, names, new TipcShuffleChannelInitializer(
-                new ShuffleChannelInitializer(tipcContext(createHandlerContext(), port), null), identities, tipcMetrics,
+                stockPipeline(encryption, port), identities, tipcMetrics,
                 positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
                 TimeUnit.SECONDS.toMillis(conf.getInt(SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT,
                         DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT)),
                 conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS)), threads(conf));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
-        LOG.info("TIPC shuffle serving ({}) on {}", availability.level(), published);
-        if (TipcShuffleConfig.encryptionRequired(conf)) {
-            LOG.warn("Encrypted shuffle is required and map output goes over TIPC unencrypted by TLS: {} declares"
+        LOG.info("TIPC shuffle serving ({}) {} on {}", availability.level(), encryption.carried, published);
+        if (encryption == Encryption.KERNEL) {
+            LOG.warn("Encrypted shuffle is required and map output goes over TIPC without TLS: {} declares"
                     + " every TIPC link encrypted by the kernel (tipc node set key on every node), which the kernel"
                     + " does not let this handler verify", TipcShuffleConfig.LINKS_ENCRYPTED);
         }
@@ -137,13 +140,23 @@ public class TipcShuffleHandler extends ShuffleHandler {
     }
 
     /**
+     * Stock's pipeline for TIPC connections: stock's handler context made TIPC's, and with TLS over
+     * TIPC stock's own SSL factory, which puts stock's {@code SslHandler} first. Package-private: the
+     * pipeline test serves it on loopback TCP.
+     */
+    ShuffleChannelInitializer stockPipeline(Encryption encryption, int port) {
+        return new ShuffleChannelInitializer(tipcContext(createHandlerContext(), port),
+                encryption == Encryption.TLS ? StockSslFactory.of(this) : null);
+    }
+
+    /**
      * Stock's handler context for TIPC connections: its caches, job tokens, stock metrics and
      * channel group, with keep-alive on, so that a reducer may send a host's next request on the
      * same TIPC stream (stock's keep-alive timeout still closes idle ones), and without the
      * connection limit, which {@link ConnectionLimit} applies. A UrlHash signs the HTTP port,
      * which the context must know.
      */
-    static ShuffleChannelHandlerContext tipcContext(ShuffleChannelHandlerContext stock, int port) {
+    private static ShuffleChannelHandlerContext tipcContext(ShuffleChannelHandlerContext stock, int port) {
         Configuration conf = new Configuration(stock.conf);
         conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
         conf.setInt(MAX_SHUFFLE_CONNECTIONS, 0);

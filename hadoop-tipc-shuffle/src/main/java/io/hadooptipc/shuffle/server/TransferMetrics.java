@@ -5,10 +5,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.stream.ChunkedInput;
 
 /**
  * Counts a TIPC connection's traffic into {@link TipcShuffleMetrics}: connections, map outputs
- * written in full or failed (each is one file region in stock's pipeline) and their bytes, and
+ * written in full or failed (each is one file region in stock's pipeline, one chunked file with TLS)
+ * and their bytes, and
  * responses with an error status.
  */
 final class TransferMetrics extends ChannelDuplexHandler {
@@ -33,8 +35,9 @@ final class TransferMetrics extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof FileRegion output) {
-            long bytes = output.count();
+        long bytes = msg instanceof FileRegion region ? region.count()
+                : msg instanceof ChunkedInput<?> chunks ? chunks.length() : -1;
+        if (bytes >= 0) {
             promise = promise.unvoid();
             promise.addListener(written -> {
                 if (written.isSuccess()) {

@@ -61,8 +61,13 @@ public final class FetchCost {
 
     /** Our mapreduce_shuffle handler in this thread's node, serving {@code outputs} on {@code port} (0: ephemeral). */
     public static TipcShuffleHandler start(MapOutputFixture outputs, YarnConfiguration conf, int port) throws Exception {
+        return start(new TipcShuffleHandler(), outputs, conf, port);
+    }
+
+    /** Starts {@code h}, a handler of ours, in this thread's node, serving {@code outputs} on {@code port}. */
+    public static <H extends TipcShuffleHandler> H start(H h, MapOutputFixture outputs, YarnConfiguration conf, int port)
+            throws IOException {
         conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, port);
-        TipcShuffleHandler h = new TipcShuffleHandler();
         h.setAuxiliaryLocalPathHandler(outputs.localDirs());
         h.init(conf);
         h.start();

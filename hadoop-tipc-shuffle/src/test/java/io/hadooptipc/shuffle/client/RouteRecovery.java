@@ -5,6 +5,7 @@ import io.hadooptipc.shuffle.ShuffleWire;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.Tipc;
+import io.hadooptipc.tipc.TipcTopologyChannel;
 
 import javax.crypto.SecretKey;
 import java.io.Closeable;
@@ -43,10 +44,11 @@ public final class RouteRecovery implements Closeable {
     private RouteRecovery(String serverIp, int port, SecretKey key, String mapId) throws IOException {
         CountingReporter reporter = new CountingReporter();
         TransferCounters counters = new TransferCounters(reporter);
-        routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), counters);
-        routes.follow(TipcNameWatch.start(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, new Stamped(routes)));
+        TipcTopologyChannel topology = TipcTopologyChannel.open(); // as TransportRoutes.start shares one
+        routes = new TransportRoutes(Transport.AUTO, Tipc.availability(topology), counters);
+        routes.follow(TipcNameWatch.start(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, new Stamped(routes), topology));
         streams = FetchCost.streams(counters, true);
-        routes.onLeavingTipc(streams::closeIdle);
+        routes.onLeavingTipc(streams);
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, mapId);
         loop = new Thread(() -> {
             while (running) {

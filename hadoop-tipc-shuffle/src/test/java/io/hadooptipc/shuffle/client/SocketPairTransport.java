@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -97,7 +98,7 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     }
 
     @Override
-    public ShuffleStream open(ShuffleServiceName name, Timeouts timeouts) throws IOException {
+    public ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
         opened.add(name);
         if (refusal != null) {
             throw refusal;
@@ -133,7 +134,7 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     }
 
     /** The next request head; null if the fetcher closed the stream before one began. */
-    private static HttpHead readHead(SocketChannel socket) throws IOException {
+    static HttpHead readHead(ReadableByteChannel socket) throws IOException {
         byte[] buf = new byte[1 << 16];
         int filled = 0;
         int end;

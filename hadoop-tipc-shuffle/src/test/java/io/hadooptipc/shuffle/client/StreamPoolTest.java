@@ -21,7 +21,7 @@ class StreamPoolTest {
     private static final Timeouts TIMEOUTS = new Timeouts(1000, 60_000, 60_000);
 
     private final CountingReporter reporter = new CountingReporter();
-    private final StreamPool pool = new StreamPool((name, timeouts) -> new Recorded(), new TransferCounters(reporter), 1, 60_000);
+    private final StreamPool pool = new StreamPool((name, host, timeouts) -> new Recorded(), new TransferCounters(reporter), 1, 60_000);
     private final ShuffleServiceName host;
 
     StreamPoolTest() throws IOException {
@@ -35,8 +35,8 @@ class StreamPoolTest {
 
     @Test
     void aHostKeepsAtMostItsBoundOfIdleStreamsAndTheRestAreClosed() throws IOException {
-        Recorded first = (Recorded) pool.open(host, TIMEOUTS);
-        Recorded second = (Recorded) pool.open(host, TIMEOUTS);
+        Recorded first = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
+        Recorded second = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
         pool.release(host, TIMEOUTS, first, Long.MAX_VALUE);
         pool.release(host, TIMEOUTS, second, Long.MAX_VALUE);
         assertFalse(first.closed);
@@ -47,7 +47,7 @@ class StreamPoolTest {
 
     @Test
     void aStreamIsReusedOnlyWithTheTimeoutsItWasOpenedWith() throws IOException {
-        ShuffleStream s = pool.open(host, TIMEOUTS);
+        ShuffleStream s = pool.open(host, "10.0.0.7", TIMEOUTS);
         pool.release(host, TIMEOUTS, s, Long.MAX_VALUE);
         assertNull(pool.reuse(host, new Timeouts(1000, 5000, 5000)));
         assertSame(s, pool.reuse(host, TIMEOUTS));
@@ -55,7 +55,7 @@ class StreamPoolTest {
 
     @Test
     void aStreamReleasedAfterThePoolClosedIsClosed() throws IOException {
-        Recorded s = (Recorded) pool.open(host, TIMEOUTS);
+        Recorded s = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
         pool.close();
         pool.release(host, TIMEOUTS, s, Long.MAX_VALUE);
         assertTrue(s.closed);
@@ -66,16 +66,16 @@ class StreamPoolTest {
         Configuration conf = new Configuration(false);
         conf.setInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, 0);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> StreamPool.of(conf, (name, timeouts) -> new Recorded(), new TransferCounters(reporter)));
+                () -> StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter)));
         assertTrue(e.getMessage().contains(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS), e.getMessage());
         conf.setInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, 100);
         conf.setInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1);
         e = assertThrows(IllegalArgumentException.class,
-                () -> StreamPool.of(conf, (name, timeouts) -> new Recorded(), new TransferCounters(reporter)));
+                () -> StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter)));
         assertTrue(e.getMessage().contains(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST), e.getMessage());
 
         conf.setBoolean(TipcShuffleConfig.REUSE_ENABLED, false);
-        StreamPool off = StreamPool.of(conf, (name, timeouts) -> new Recorded(), new TransferCounters(reporter));
+        StreamPool off = StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter));
         assertFalse(off.keepsStreams(), "reuse off keeps no stream, whatever the bound");
         off.close();
     }

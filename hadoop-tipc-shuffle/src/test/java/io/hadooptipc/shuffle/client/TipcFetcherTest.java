@@ -1,9 +1,11 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.ShuffleWire;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.shuffle.TlsMaterial;
 import io.hadooptipc.tipc.TipcAvailability;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapred.Counters;
@@ -17,6 +19,7 @@ import org.apache.hadoop.mapreduce.task.reduce.MapOutput;
 import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
+import org.apache.hadoop.security.ssl.SSLFactory;
 import org.apache.hadoop.util.Progress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,6 +30,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +57,9 @@ import static org.mockito.Mockito.when;
  * what each response over TIPC leads to in stock terms (back-off, failed copy,
  * delivered map outputs), that none of them is a fallback, and that the loop reads a
  * response exactly to its end, so that its stream carries the host's next fetch. With
- * encrypted shuffle on links declared encrypted: TIPC where published, the stock HTTPS
- * connection elsewhere.
+ * encrypted shuffle: TLS over TIPC with the job's SSL settings (a TLS server on loopback TCP
+ * standing in for TIPC), falling back to the stock HTTPS connection when TLS fails; on links
+ * declared encrypted, plain TIPC where published and the stock HTTPS connection elsewhere.
  */
 class TipcFetcherTest {
     private static final TaskAttemptID REDUCE = TaskAttemptID.forName("attempt_1700000000000_0001_r_000000_0");
@@ -71,8 +76,13 @@ class TipcFetcherTest {
     private ShuffleSchedulerImpl<Text, Text> scheduler;
     private StubHttpServer tcp;
     private SocketPairTransport tipc;
-    private final StreamPool streams =
-            new StreamPool((name, timeouts) -> this.tipc.open(name, timeouts), new TransferCounters(reporter), 1, 10_000);
+    /** With TLS over TIPC: a TLS server standing in for TIPC, and the fetcher's TLS over it. */
+    private TlsPeerTransport tlsPeer;
+    private SSLFactory ssl;
+    private StreamTransport tls;
+    private final StreamPool streams = new StreamPool(
+            (name, host, timeouts) -> (tls != null ? tls : tipc).open(name, host, timeouts), new TransferCounters(reporter),
+            1, 10_000);
     private String self;
 
     @BeforeEach
@@ -89,7 +99,13 @@ class TipcFetcherTest {
         streams.close();
         scheduler.close();
         tcp.close();
-        tipc.close();
+        if (tipc != null) {
+            tipc.close();
+        }
+        if (tlsPeer != null) {
+            tlsPeer.close();
+            ssl.destroy();
+        }
     }
 
     @Test
@@ -155,13 +171,73 @@ class TipcFetcherTest {
     }
 
     @Test
+    void withEncryptedShuffleAPublishingHostIsFetchedInTlsOverTipcWithTheJobsSslSettingsAndItsStreamKept() throws Exception {
+        HttpsShuffleServer.configure(job);
+        try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
+            overTls(TlsMaterial.loopback().server, https.port());
+            known("https", https.port(), 0, 1);
+            turn();
+            known("https", https.port(), 2); // another map of the host completes
+            turn();
+
+            assertAllMerged();
+            assertEquals(2, tlsPeer.requests.size());
+            assertEquals(1, tlsPeer.opened.size(), "the second fetch went on the first one's TLS stream");
+            assertEquals(1, reporter.get(TipcShuffleCounter.TLS_STREAMS), "one handshake");
+            assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+            assertEquals(0, https.requests.get(), "none over HTTPS");
+            assertNoFallback();
+            assertEquals(List.of(), tlsPeer.serverFailures);
+            assertEquals(List.of(), reported);
+        }
+    }
+
+    @Test
+    void anImpostorHoldingTheTipcNameFailsTlsAndTheHostIsFetchedOverHttpsUnderItsOwnReason() throws Exception {
+        assertTlsRefusedAndFetchedOverHttps(TlsMaterial.loopback().impostor());
+    }
+
+    @Test
+    void aTrustedCertificateForAnotherHostFailsTlsAsHttpsWouldAndTheHostIsFetchedOverHttps() throws Exception {
+        assertTlsRefusedAndFetchedOverHttps(TlsMaterial.loopback().otherHost());
+    }
+
+    /** TLS over TIPC to a server with the key pair in {@code keyStore} fails, and the fetch goes on over HTTPS. */
+    private void assertTlsRefusedAndFetchedOverHttps(Path keyStore) throws Exception {
+        HttpsShuffleServer.configure(job);
+        try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
+            overTls(keyStore, https.port());
+            fetchAll("https", https.port());
+
+            assertEquals(1, tlsPeer.opened.size(), "TIPC was tried");
+            assertEquals(List.of(), tlsPeer.requests, "no request to a server the job does not trust");
+            assertEquals(0, reporter.get(TipcShuffleCounter.TLS_STREAMS));
+            assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_TLS_FAILED));
+            assertEquals(1, https.requests.get(), "one request over HTTPS");
+            assertAllMerged();
+            assertEquals(OUTPUTS.length, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+            assertEquals(0, ioErrors());
+            assertEquals(List.of(), reported);
+        }
+    }
+
+    /** TIPC streams in TLS with the job's client SSL settings, to a TLS server answering as the host of {@code port}. */
+    private void overTls(Path keyStore, int port) throws Exception {
+        String server = ShuffleServiceName.of(InetAddress.getLoopbackAddress(), port).toString();
+        tlsPeer = new TlsPeerTransport(keyStore, request -> answer(request, server, true));
+        ssl = new SSLFactory(SSLFactory.Mode.CLIENT, job);
+        ssl.init();
+        tls = new TlsTransport(tlsPeer, ssl, new TransferCounters(reporter));
+    }
+
+    @Test
     void withEncryptedShuffleOnLinksDeclaredEncryptedAPublishingHostOfAnHttpsUrlIsFetchedOverTipc() throws Exception {
         HttpsShuffleServer.configure(job);
         job.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
         try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
             tipc = SocketPairTransport.answering(servingRequestedMaps(
                     ShuffleServiceName.of(InetAddress.getLoopbackAddress(), https.port()).toString(), false));
-            HttpsShuffleServer.withClientConf(() -> fetchAll("https", https.port()));
+            fetchAll("https", https.port());
 
             assertEquals(1, tipc.opened.size(), "one request over TIPC");
             assertEquals(0, https.requests.get(), "none over HTTPS");
@@ -178,7 +254,7 @@ class TipcFetcherTest {
         try (HttpsShuffleServer https = new HttpsShuffleServer(KEY, ShuffleWire.body(0, OUTPUTS))) {
             tipc = SocketPairTransport.refusing(new ServiceNotPublishedException(
                     ShuffleServiceName.of(InetAddress.getLoopbackAddress(), https.port()), null));
-            HttpsShuffleServer.withClientConf(() -> fetchAll("https", https.port()));
+            fetchAll("https", https.port());
 
             assertEquals(List.of(), reported);
             assertEquals(0, ioErrors(), "the job's trust store let the fetcher reach the HTTPS server");
@@ -239,19 +315,22 @@ class TipcFetcherTest {
 
     /** The same, answered as {@code server}. */
     private SocketPairTransport.Peer servingRequestedMaps(String server, boolean keepAlive) {
-        return (request, socket) -> {
-            String uri = request.startLine().split(" ")[1];
-            Map<String, byte[]> outputs = new LinkedHashMap<>();
-            for (String mapId : uri.substring(uri.indexOf("&map=") + 5).split(",")) {
-                outputs.put(mapId, OUTPUTS[TaskAttemptID.forName(mapId).getTaskID().getId()]);
-            }
-            String reply = SecureShuffleUtils.generateHash(
-                    request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
-            Map<String, String> fields = keepAlive
-                    ? Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply, "Connection", "keep-alive")
-                    : Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply);
-            SocketPairTransport.write(socket, CannedResponse.of(200, server, fields, ShuffleWire.body(0, outputs)));
-        };
+        return (request, socket) -> SocketPairTransport.write(socket, answer(request, server, keepAlive));
+    }
+
+    /** A 200 from {@code server} with the maps {@code request} names, signed with the job's key. */
+    private static byte[] answer(HttpHead request, String server, boolean keepAlive) throws IOException {
+        String uri = request.startLine().split(" ")[1];
+        Map<String, byte[]> outputs = new LinkedHashMap<>();
+        for (String mapId : uri.substring(uri.indexOf("&map=") + 5).split(",")) {
+            outputs.put(mapId, OUTPUTS[TaskAttemptID.forName(mapId).getTaskID().getId()]);
+        }
+        String reply = SecureShuffleUtils.generateHash(
+                request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
+        Map<String, String> fields = keepAlive
+                ? Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply, "Connection", "keep-alive")
+                : Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply);
+        return CannedResponse.of(200, server, fields, ShuffleWire.body(0, outputs));
     }
 
     /** The next host the scheduler hands a fetcher, waiting out its penalty. */

@@ -54,7 +54,7 @@ class TipcShuffleConnectionTest {
     private final CountingReporter reporter = new CountingReporter();
     private final TransportRoutes auto = new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter));
     private final TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
-    private final StreamTransport viaTipc = (name, timeouts) -> this.tipc.open(name, timeouts);
+    private final StreamTransport viaTipc = (name, host, timeouts) -> this.tipc.open(name, host, timeouts);
     private StreamPool streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 60_000);
     private StubHttpServer tcp;
     private SocketPairTransport tipc;

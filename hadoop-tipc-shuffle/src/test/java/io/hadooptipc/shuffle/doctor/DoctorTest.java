@@ -69,13 +69,12 @@ class DoctorTest {
     }
 
     @Test
-    void aNodeManagerThatRequiresEncryptedShuffleOnLinksNotDeclaredEncryptedCannotCarryTheTipcShuffle() {
+    void aNodeManagerThatRequiresEncryptedShuffleOnLinksNotDeclaredEncryptedServesTlsOverTipc() {
         Check encryption = check(conf("mapreduce.shuffle.ssl.enabled", "true"), "encryption");
-        assertEquals(Check.Status.FAIL, encryption.status());
+        assertEquals(Check.Status.OK, encryption.status());
         assertTrue(encryption.finding().contains("mapreduce.shuffle.ssl.enabled")
-                && encryption.finding().contains("HTTPS only"), encryption.finding());
-        assertTrue(encryption.fix().contains("tipc node set key")
-                && encryption.fix().contains("mapreduce.shuffle.tipc.links.encrypted = true"), encryption.fix());
+                && encryption.finding().contains("over TIPC in TLS")
+                && encryption.finding().contains("hadoop.ssl.server.conf"), encryption.finding());
         assertEquals(Check.Status.OK, check(conf("mapreduce.shuffle.ssl.enabled", "true"), "serving").status(),
                 "serving is about mapreduce.shuffle.tipc.enabled only");
     }
@@ -88,8 +87,8 @@ class DoctorTest {
 
         Check unverified = EncryptionCheck.of(declared, true, sysctl);
         assertEquals(Check.Status.WARN, unverified.status());
-        assertTrue(unverified.finding().contains("unverified") && unverified.finding().contains("mapreduce.shuffle.tipc.links.encrypted"),
-                unverified.finding());
+        assertTrue(unverified.finding().contains("unverified") && unverified.finding().contains("without TLS")
+                && unverified.finding().contains("mapreduce.shuffle.tipc.links.encrypted"), unverified.finding());
         Check noCrypto = EncryptionCheck.of(declared, true, dir.resolve("absent"));
         assertEquals(Check.Status.WARN, noCrypto.status());
         assertTrue(noCrypto.finding().contains("CONFIG_TIPC_CRYPTO"), noCrypto.finding());

@@ -4,12 +4,14 @@ import io.hadooptipc.shuffle.MapOutputFixture;
 import io.hadooptipc.shuffle.ResponseReader;
 import io.hadooptipc.shuffle.ShuffleWire;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
+import io.hadooptipc.shuffle.TlsMaterial;
+import io.hadooptipc.shuffle.client.FetchCost;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
-import org.apache.hadoop.mapred.ShuffleChannelHandlerContext;
 import org.apache.hadoop.mapred.ShuffleChannelInitializer;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.net.ssl.SSLSocket;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,6 +33,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -42,7 +47,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * What TIPC adds around stock's shuffle pipeline ({@link TipcShuffleChannelInitializer}), on the host:
- * the same pipeline as over TIPC, served by Netty's epoll transport on a loopback TCP socket.
+ * the same pipeline as over TIPC, served by Netty's epoll transport on a loopback TCP socket; with
+ * encrypted shuffle required, with stock's SslHandler from stock's own SSL factory.
  */
 class TipcPipelineTest {
     static final int MAPS = 3;
@@ -53,17 +59,19 @@ class TipcPipelineTest {
     @TempDir
     static Path local;
     static MapOutputFixture outputs;
-    static ContextSource handler;
+    static PipelineSource handler;
+    /** The same with encrypted shuffle required: stock's HTTPS, and TLS over TIPC. */
+    static PipelineSource tlsHandler;
     static int httpPort;
 
     EventLoopGroup loops;
     TipcShuffleMetrics metrics;
     int port;
 
-    /** A stock handler that lends its pipeline's context, made into TIPC's as {@link TipcShuffleHandler} makes it. */
-    static final class ContextSource extends ShuffleHandler {
-        ShuffleChannelHandlerContext context() {
-            return TipcShuffleHandler.tipcContext(createHandlerContext(), httpPort);
+    /** Our handler (serving HTTP/TCP only on this host) that lends the stock pipeline it makes for TIPC connections. */
+    static final class PipelineSource extends TipcShuffleHandler {
+        ShuffleChannelInitializer pipeline() {
+            return stockPipeline(Encryption.of(getConfig()), httpPort);
         }
     }
 
@@ -71,19 +79,17 @@ class TipcPipelineTest {
     static void mapOutputs() throws Exception {
         DefaultMetricsSystem.setMiniClusterMode(true);
         outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
-        YarnConfiguration conf = new YarnConfiguration();
-        conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
-        handler = new ContextSource();
-        handler.setAuxiliaryLocalPathHandler(outputs.localDirs());
-        handler.init(conf);
-        handler.start();
-        handler.initializeApplication(outputs.application());
+        handler = FetchCost.start(new PipelineSource(), outputs, new YarnConfiguration(), 0);
         httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
+        YarnConfiguration tls = new YarnConfiguration();
+        TlsMaterial.loopback().serverConf(tls, TlsMaterial.loopback().server);
+        tlsHandler = FetchCost.start(new PipelineSource(), outputs, tls, 0);
     }
 
     @AfterAll
-    static void stopHandler() {
+    static void stopHandlers() {
         handler.stop();
+        tlsHandler.stop();
     }
 
     @AfterEach
@@ -94,15 +100,19 @@ class TipcPipelineTest {
     }
 
     private void serve(int maxConnections, long writeTimeoutMillis) throws Exception {
-        serve(maxConnections, writeTimeoutMillis, 60_000);
+        serve(handler, maxConnections, writeTimeoutMillis, 60_000);
     }
 
-    private void serve(int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis) throws Exception {
+    private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis) throws Exception {
+        serve(source, maxConnections, writeTimeoutMillis, 60_000);
+    }
+
+    private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis)
+            throws Exception {
         metrics = new TipcShuffleMetrics();
         loops = new EpollEventLoopGroup(2);
         Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
-                .childHandler(new TipcShuffleChannelInitializer(
-                        new ShuffleChannelInitializer(handler.context(), null),
+                .childHandler(new TipcShuffleChannelInitializer(source.pipeline(),
                         Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, requestTimeoutMillis, maxConnections))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
         port = ((InetSocketAddress) listener.localAddress()).getPort();
@@ -193,7 +203,7 @@ class TipcPipelineTest {
 
     @Test
     void aConnectionWithoutACompleteRequestIsClosedAfterTheRequestTimeout() throws Exception {
-        serve(0, 60_000, 1_000);
+        serve(handler, 0, 60_000, 1_000);
         try (Socket skipped = connect(); Socket unfinished = connect(); Socket silent = connect()) {
             // Netty's decoder skips control characters before a request, and waits for one.
             skipped.getOutputStream().write("\u0000\n\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
@@ -236,6 +246,40 @@ class TipcPipelineTest {
             assertTrue(got < (long) MAPS * PARTITION, "closed part-way: " + got + " bytes");
         }
         assertEquals(1, metrics.outputsFailed(), "the map output under way when it was closed");
+    }
+
+    @Test
+    void withEncryptedShuffleRequiredItAnswersInTlsWithStocksCertificate() throws Exception {
+        serve(tlsHandler, 0, 60_000);
+        try (SSLSocket s = (SSLSocket) TlsMaterial.loopback().clientContext().getSocketFactory()
+                .createSocket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(ShuffleWire.concat(request(ME, 0, 1), request(ALSO_ME, 2)));
+            ResponseReader in = reader(s);
+            assertServed(in.next(), ME, 0, 1);
+            assertServed(in.next(), ALSO_ME, 2);
+            X509Certificate served = (X509Certificate) s.getSession().getPeerCertificates()[0];
+            assertEquals("CN=127.0.0.1", served.getSubjectX500Principal().getName(), "the certificate of stock's HTTPS");
+        }
+        assertEquals(3, metrics.outputsOk());
+        assertEquals(3L * PARTITION, metrics.outputBytes());
+    }
+
+    @Test
+    void withEncryptedShuffleRequiredAPlaintextRequestGetsNoResponseAndIsClosed() throws Exception {
+        serve(tlsHandler, 0, 60_000);
+        try (Socket s = connect()) {
+            s.getOutputStream().write(request(ME, 0));
+            InputStream in = s.getInputStream();
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = readOrReset(in, buf)) > 0; ) { // until the server closes
+                answer.write(buf, 0, n);
+            }
+            String text = answer.toString(StandardCharsets.ISO_8859_1);
+            assertTrue(!text.startsWith("HTTP/") && answer.size() < 1024, "no HTTP response, at most a TLS alert: " + text);
+        }
+        assertEquals(0, metrics.outputsOk());
     }
 
     /** The server closes {@code s} within 5 s (4 over the test's request timeout), sending nothing more. */
