@@ -96,7 +96,7 @@ public final class EncryptedShuffleBenchmark {
             return job;
         }
 
-        Fetching fetching() {
+        Fetching fetching() throws IOException {
             return ours ? Fetching.ours(job()) : Fetching.stock(job());
         }
 

@@ -180,7 +180,7 @@ public final class RouteRecoveryBenchmark {
                         again (its names published), then answered. Machine 1 fetched one %d-byte map output from it \
                         again and again through a reduce task's routes and streams (HTTP/TCP fallback as by default, a \
                         failed fetch retried after %d ms), and timed from each request, on its own clock, the topology \
-                        reports, the answer and the first fetch over TIPC after the restart.
+                        reports, the answer and the first fetch over TIPC after the restart (a fetch takes its route                         when it connects, so one that started just before the report can be the first: a negative wait).
 
                         | | min | median | 90th percentile | max |
                         |---|---:|---:|---:|---:|

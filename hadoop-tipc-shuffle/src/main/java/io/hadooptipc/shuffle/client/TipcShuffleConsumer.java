@@ -1,7 +1,6 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.TipcShuffleConfig;
-import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.MapOutputFile;
 import org.apache.hadoop.mapred.RawKeyValueIterator;
@@ -18,13 +17,11 @@ import org.apache.hadoop.mapreduce.task.reduce.MergeManagerImpl;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleThreads;
-import org.apache.hadoop.security.ssl.SSLFactory;
 import org.apache.hadoop.util.Progress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -57,10 +54,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     private MergeManager<K, V> merger;
     private Throwable failure;
     /** The fetchers' routes to map hosts and their TIPC streams; null when the local fetcher does the shuffle. */
-    private TransportRoutes routes;
-    private StreamPool streams;
-    /** The job's client SSL settings for TLS over TIPC; null without it. */
-    private SSLFactory ssl;
+    private TaskTransports transports;
     private String failedThread;
 
     @Override
@@ -97,7 +91,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
         for (Fetcher<K, V> f : fetchers) {
             f.shutDown();
         }
-        closeRoutes();
+        closeTransports();
         scheduler.close();
 
         Progress copyPhase = context.getCopyPhase();
@@ -119,36 +113,14 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
 
     @Override
     public void close() {
-        closeRoutes();
+        closeTransports();
     }
 
-    private void closeRoutes() {
-        if (streams != null) {
-            streams.close();
+    private void closeTransports() {
+        if (transports != null) {
+            transports.close();
+            transports = null;
         }
-        if (routes != null) {
-            try {
-                routes.close();
-            } catch (IOException e) {
-                LOG.debug("closing the TIPC topology connection", e);
-            }
-        }
-        if (ssl != null) {
-            ssl.destroy();
-            ssl = null;
-        }
-    }
-
-    /** The job's client SSL settings, as the stock fetcher loads them for HTTPS. */
-    private static SSLFactory clientSsl(JobConf job) throws IOException {
-        SSLFactory ssl = new SSLFactory(SSLFactory.Mode.CLIENT, job);
-        try {
-            ssl.init();
-        } catch (GeneralSecurityException e) {
-            ssl.destroy();
-            throw new IOException("encrypted shuffle: the job's SSL client settings do not load: " + e, e);
-        }
-        return ssl;
     }
 
     @Override
@@ -178,23 +150,10 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             return fetchers;
         }
         int count = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
-        TransferCounters counters = new TransferCounters(reporter);
-        Encryption encryption = Encryption.of(jobConf);
-        StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(jobConf));
-        if (encryption == Encryption.TLS) {
-            ssl = clientSsl(jobConf);
-            transport = new TlsTransport(transport, ssl, counters);
-        }
-        if (encryption != Encryption.NONE) {
-            LOG.info("Encrypted shuffle: {} from hosts that publish it, stock HTTPS from the others",
-                    encryption.carried);
-        }
-        routes = TransportRoutes.start(jobConf, counters);
-        streams = StreamPool.of(jobConf, transport, counters);
-        routes.onLeavingTipc(streams);
+        transports = TaskTransports.start(jobConf, new TransferCounters(reporter));
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,
-                    routes, streams));
+                    transports.routes, transports.streams));
         }
         return fetchers;
     }

@@ -111,6 +111,8 @@ public final class FetchCost {
         private StockConnections connections;
         private TransportRoutes routes;
         private StreamPool streams;
+        /** What {@link #ours} set up as a reduce task does (TLS included), closed with it. */
+        private TaskTransports transports;
 
         private Fetching(JobConf job) {
             this.job = job;
@@ -124,10 +126,11 @@ public final class FetchCost {
         }
 
         /** Our fetcher's connections for {@code job}. */
-        public static Fetching ours(JobConf job) {
+        public static Fetching ours(JobConf job) throws IOException {
             Fetching f = new Fetching(job);
-            f.tipc(TransportRoutes.start(job, f.counters),
-                    StreamPool.of(job, new TipcStreamTransport(TipcShuffleConfig.serviceType(job)), f.counters));
+            TaskTransports transports = TaskTransports.start(job, f.counters);
+            f.tipc(transports.routes, transports.streams);
+            f.transports = transports;
             return f;
         }
 
@@ -183,6 +186,10 @@ public final class FetchCost {
 
         @Override
         public void close() throws IOException {
+            if (transports != null) {
+                transports.close();
+                return;
+            }
             try (Closeable r = routes; Closeable s = streams) {
                 connections = null; // both closed, the streams first
             }
