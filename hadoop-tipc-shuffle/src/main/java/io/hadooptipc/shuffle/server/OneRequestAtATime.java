@@ -4,7 +4,6 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,15 +45,11 @@ final class OneRequestAtATime extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof LastHttpContent) { // a response's end, FullHttpResponse included
-            promise = promise.unvoid();
-            promise.addListener(written -> {
-                if (written.isSuccess()) {
-                    next(ctx);
-                }
-            });
-        }
-        ctx.write(msg, promise);
+        ctx.write(msg, ResponseEnd.listen(msg, promise, written -> {
+            if (written.isSuccess()) {
+                next(ctx);
+            }
+        }));
     }
 
     private void next(ChannelHandlerContext ctx) {

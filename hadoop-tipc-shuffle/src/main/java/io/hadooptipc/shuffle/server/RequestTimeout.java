@@ -4,7 +4,6 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,16 +53,12 @@ final class RequestTimeout extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof LastHttpContent) { // a response's end, FullHttpResponse included
-            promise = promise.unvoid();
-            promise.addListener(written -> {
-                unanswered = Math.max(0, unanswered - 1);
-                if (unanswered == 0 && ctx.channel().isActive()) {
-                    arm(ctx);
-                }
-            });
-        }
-        ctx.write(msg, promise);
+        ctx.write(msg, ResponseEnd.listen(msg, promise, written -> {
+            unanswered = Math.max(0, unanswered - 1);
+            if (unanswered == 0 && ctx.channel().isActive()) {
+                arm(ctx);
+            }
+        }));
     }
 
     @Override
