@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import org.apache.hadoop.mapred.ShuffleHandler;
 
@@ -19,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 @ChannelHandler.Sharable
 final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+    /** Set while a connection counts against the limit: from accept until refused or closed. */
+    private static final AttributeKey<Boolean> COUNTED = AttributeKey.valueOf(ConnectionLimit.class, "counted");
     private final int maxConnections;
     private final AtomicInteger open = new AtomicInteger();
 
@@ -29,19 +32,23 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        ctx.channel().attr(COUNTED).set(Boolean.TRUE);
         open.incrementAndGet();
         ctx.fireChannelActive();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        open.decrementAndGet();
+        uncount(ctx);
         ctx.fireChannelInactive();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest && maxConnections > 0 && open.get() > maxConnections) {
+            // Out of the count at once: Netty reports the close only a loop turn later, and a request
+            // read on another connection meanwhile would be refused for a connection already gone.
+            uncount(ctx);
             ReferenceCountUtil.release(msg);
             FullHttpResponse response = Refusal.of(ShuffleHandler.TOO_MANY_REQ_STATUS, "");
             response.headers().set(ShuffleHandler.RETRY_AFTER_HEADER, ShuffleHandler.FETCH_RETRY_DELAY);
@@ -49,5 +56,11 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.fireChannelRead(msg);
+    }
+
+    private void uncount(ChannelHandlerContext ctx) {
+        if (Boolean.TRUE.equals(ctx.channel().attr(COUNTED).getAndSet(null))) {
+            open.decrementAndGet();
+        }
     }
 }
