@@ -41,6 +41,11 @@ class TopologyKernelTest {
 
             topology.cancel(subscription);
             assertEquals(List.of(), List.copyOf(topology.subscriptions()));
+            // The topology server applies a connection's requests in order, the cancel as late as it
+            // likes: once a later subscription's timeout is reported, the cancel has taken effect.
+            topology.subscribe(TipcServiceRange.of(20029, 0, 0), TipcTopologyChannel.Mode.EVERY_BINDING,
+                    Duration.ofMillis(1));
+            assertEquals(TipcTopologyEvent.Kind.TIMEOUT, topology.receive(WAIT).kind());
             on("n2", () -> server.bind(name));
             assertNull(topology.receive(Duration.ofMillis(500)), "a cancelled subscription reports nothing");
             server.close();
