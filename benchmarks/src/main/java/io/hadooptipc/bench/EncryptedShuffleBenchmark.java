@@ -333,14 +333,9 @@ public final class EncryptedShuffleBenchmark {
         return ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
     }
 
-    /** This machine's busy CPU time since boot, all CPUs (/proc/stat: user, nice, system, irq, softirq, steal). */
+    /** This machine's busy CPU time since boot, all CPUs, softirq included ({@link CpuJiffies}). */
     static long machineCpuNanos() throws IOException {
-        String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split(" +");
-        long ticks = 0;
-        for (int i : new int[] {1, 2, 3, 6, 7, 8}) {
-            ticks += Long.parseLong(f[i]);
-        }
-        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+        return CpuJiffies.read().busy() * 10_000_000L; // USER_HZ is 100 on Linux
     }
 
     static void report(Path out, List<Row> rows, int rounds, List<String> sizes, List<Mode> modes)
