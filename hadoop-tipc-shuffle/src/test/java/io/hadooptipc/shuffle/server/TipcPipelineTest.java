@@ -38,6 +38,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -133,9 +134,9 @@ class TipcPipelineTest {
             assertEquals(400, garbage.status(), "garbage after three kept-alive requests");
             assertEquals(ME, garbage.head().field(TipcShuffleConfig.SERVER_HEADER), "no target: the first name");
         }
-        assertEquals(7, metrics.outputsOk());
-        assertEquals(7L * PARTITION, metrics.outputBytes());
-        assertEquals(1, metrics.requestsRejected());
+        assertEquals(7, settled(7, metrics::outputsOk));
+        assertEquals(7L * PARTITION, settled(7L * PARTITION, metrics::outputBytes));
+        assertEquals(1, settled(1, metrics::requestsRejected));
     }
 
     @Test
@@ -245,7 +246,7 @@ class TipcPipelineTest {
             }
             assertTrue(got < (long) MAPS * PARTITION, "closed part-way: " + got + " bytes");
         }
-        assertEquals(1, metrics.outputsFailed(), "the map output under way when it was closed");
+        assertEquals(1, settled(1, metrics::outputsFailed), "the map output under way when it was closed");
     }
 
     @Test
@@ -261,8 +262,8 @@ class TipcPipelineTest {
             X509Certificate served = (X509Certificate) s.getSession().getPeerCertificates()[0];
             assertEquals("CN=127.0.0.1", served.getSubjectX500Principal().getName(), "the certificate of stock's HTTPS");
         }
-        assertEquals(3, metrics.outputsOk());
-        assertEquals(3L * PARTITION, metrics.outputBytes());
+        assertEquals(3, settled(3, metrics::outputsOk));
+        assertEquals(3L * PARTITION, settled(3L * PARTITION, metrics::outputBytes));
     }
 
     @Test
@@ -280,6 +281,18 @@ class TipcPipelineTest {
             assertTrue(!text.startsWith("HTTP/") && answer.size() < 1024, "no HTTP response, at most a TLS alert: " + text);
         }
         assertEquals(0, metrics.outputsOk());
+    }
+
+    /**
+     * A server metric once it has counted what the client already read: the server counts a map output
+     * when its write completes, which may be just after the reducer has its bytes. Polls up to 5 s.
+     */
+    private static long settled(long expected, LongSupplier metric) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (metric.getAsLong() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return metric.getAsLong();
     }
 
     /** The server closes {@code s} within 5 s (4 over the test's request timeout), sending nothing more. */
