@@ -71,9 +71,9 @@ public final class ParallelSocketsBenchmark {
             connection: each socket's flow control only bounds what its peer has not yet read. The link
             keeps at most its window of packets unacknowledged (since Linux 5.6 a variable window up to
             a maximum, 50 packets by default, `tipc link get win link NAME`; "Window" in the link
-            counters of the "Measured machines" line at the top). 50 full frames take %.0f ms at this limit: the link fills the port only
-            while a round trip without queueing is shorter, and a longer (emulated) round trip caps
-            TIPC at window/RTT. A packet lost on the way is repaired by the link (NACK, retransmission)
+            counters of the "Measured machines" line at the top). 50 full frames take %.0f ms at this
+            limit: the link fills the port only while a round trip without queueing is shorter, and a
+            longer (emulated) round trip caps TIPC at window/RTT. A packet lost on the way is repaired by the link (NACK, retransmission)
             for every connection on it at once. Those counters say how often senders found the
             window full ("Congestion link") and how many packets were sent again ("retrans").
 
