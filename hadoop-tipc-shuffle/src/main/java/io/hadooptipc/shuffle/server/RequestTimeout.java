@@ -4,6 +4,8 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +17,8 @@ import java.util.concurrent.TimeUnit;
  * kept alive after its responses. Stock closes only kept-alive connections, and never one whose
  * request Netty's decoder is still waiting for (control characters only, a head never finished),
  * each of which would hold a descriptor and a place under the connection limit for good.
+ * In TLS the clock starts once the handshake is done: the handshake has the SslHandler's own
+ * timeout, and on a busy node it can take longer than the wait for a request.
  */
 final class RequestTimeout extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RequestTimeout.class);
@@ -29,17 +33,29 @@ final class RequestTimeout extends ChannelDuplexHandler {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        if (ctx.channel().isActive()) { // an accepted channel is active before its pipeline is built
+        if (ctx.channel().isActive() && !inTls(ctx)) { // an accepted channel is active before its pipeline is built
             arm(ctx);
         }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (deadline == null) {
+        if (deadline == null && !inTls(ctx)) {
             arm(ctx);
         }
         ctx.fireChannelActive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof SslHandshakeCompletionEvent done && done.isSuccess() && unanswered == 0) {
+            arm(ctx);
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    private static boolean inTls(ChannelHandlerContext ctx) {
+        return ctx.pipeline().get(SslHandler.class) != null;
     }
 
     @Override

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -264,6 +265,27 @@ class TipcPipelineTest {
         }
         assertEquals(3, settled(3, metrics::outputsOk));
         assertEquals(3L * PARTITION, settled(3L * PARTITION, metrics::outputBytes));
+    }
+
+    @Test
+    void inTlsTheRequestTimeoutStartsOnceTheHandshakeIsDone() throws Exception {
+        serve(tlsHandler, 0, 60_000, 1_000);
+        SSLSocketFactory tls = TlsMaterial.loopback().clientContext().getSocketFactory();
+        // A handshake slower than the request timeout, as on a busy node, is then served.
+        try (Socket plain = connect()) {
+            Thread.sleep(2_000);
+            try (SSLSocket s = (SSLSocket) tls.createSocket(plain, "127.0.0.1", port, true)) {
+                s.setSoTimeout(20_000);
+                s.startHandshake();
+                s.getOutputStream().write(request(ME, 0));
+                assertServed(reader(s).next(), ME, 0);
+            }
+        }
+        // A handshake with no request after it is closed after the request timeout.
+        try (Socket plain = connect(); SSLSocket s = (SSLSocket) tls.createSocket(plain, "127.0.0.1", port, true)) {
+            s.startHandshake();
+            assertClosedWithoutAnswer(s);
+        }
     }
 
     @Test
