@@ -6,6 +6,9 @@
  * timed waits with what is left of their timeout; connect and close are not
  * (an interrupted connect goes on in the background and Java waits for it, an
  * interrupted close has closed the descriptor already).
+ * The functions are registered with the Java class in JNI_OnLoad rather than found by
+ * their exported names, so the library works with a relocated (shaded) copy of the
+ * classes; the class's name comes from the Java side, which sets it before loading.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,9 +24,9 @@
 #include <sys/socket.h>
 #include <linux/tipc.h>
 
-#include "io_hadooptipc_tipc_TipcNative.h"
+#include <jni.h>
 
-#define JNI(name) JNICALL Java_io_hadooptipc_tipc_TipcNative_##name
+#define JNI(name) JNICALL native_##name
 #define MAX_EVENTS 1024
 
 /* The syscall's result, or -errno when it failed. */
@@ -58,36 +61,39 @@ static void put_addr(JNIEnv *env, const struct sockaddr_tipc *from, jbyteArray t
     (*env)->SetByteArrayRegion(env, to, 0, sizeof(*from), (const jbyte *)from);
 }
 
+/* java.io.FileDescriptor keeps the descriptor in a private int field "fd"; looked up once, in JNI_OnLoad. */
+static jfieldID file_descriptor_fd;
+
 static char *buffer_at(JNIEnv *env, jobject direct, jint position)
 {
     return (char *)(*env)->GetDirectBufferAddress(env, direct) + position;
 }
 
-JNIEXPORT jint JNI(socket)(JNIEnv *env, jclass cls, jint type)
+static jint JNI(socket)(JNIEnv *env, jclass cls, jint type)
 {
     return result(socket(AF_TIPC, type | SOCK_CLOEXEC, 0));
 }
 
-JNIEXPORT jint JNI(bind)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+static jint JNI(bind)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
 {
     struct sockaddr_tipc sa;
     get_addr(env, addr, &sa);
     return result(bind(fd, (struct sockaddr *)&sa, sizeof(sa)));
 }
 
-JNIEXPORT jint JNI(connect)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+static jint JNI(connect)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
 {
     struct sockaddr_tipc sa;
     get_addr(env, addr, &sa);
     return result(connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
 }
 
-JNIEXPORT jint JNI(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
+static jint JNI(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
 {
     return result(listen(fd, backlog));
 }
 
-JNIEXPORT jint JNI(accept)(JNIEnv *env, jclass cls, jint fd, jbyteArray peer)
+static jint JNI(accept)(JNIEnv *env, jclass cls, jint fd, jbyteArray peer)
 {
     struct sockaddr_tipc sa;
     socklen_t len = sizeof(sa);
@@ -108,27 +114,27 @@ static jint name_of(JNIEnv *env, jint fd, jbyteArray addr,
     return result(r);
 }
 
-JNIEXPORT jint JNI(getsockname)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+static jint JNI(getsockname)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
 {
     return name_of(env, fd, addr, getsockname);
 }
 
-JNIEXPORT jint JNI(getpeername)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
+static jint JNI(getpeername)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr)
 {
     return name_of(env, fd, addr, getpeername);
 }
 
-JNIEXPORT jint JNI(recv)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
+static jint JNI(recv)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
 {
     return result(RESTARTED(recv(fd, buffer_at(env, buf, pos), len, 0)));
 }
 
-JNIEXPORT jint JNI(send)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
+static jint JNI(send)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
 {
     return result(RESTARTED(send(fd, buffer_at(env, buf, pos), len, MSG_NOSIGNAL)));
 }
 
-JNIEXPORT jint JNI(sendto)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
+static jint JNI(sendto)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
                            jbyteArray addr)
 {
     struct sockaddr_tipc sa;
@@ -137,7 +143,7 @@ JNIEXPORT jint JNI(sendto)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint p
                                    (struct sockaddr *)&sa, sizeof(sa))));
 }
 
-JNIEXPORT jint JNI(recvfrom)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
+static jint JNI(recvfrom)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len,
                              jbyteArray addr)
 {
     struct sockaddr_tipc sa;
@@ -148,25 +154,21 @@ JNIEXPORT jint JNI(recvfrom)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint
     return result(r);
 }
 
-JNIEXPORT jlong JNI(sendfile)(JNIEnv *env, jclass cls, jint fd, jobject file, jlong offset,
+static jlong JNI(sendfile)(JNIEnv *env, jclass cls, jint fd, jobject file, jlong offset,
                               jlong count)
 {
-    /* java.io.FileDescriptor keeps the descriptor in a private int field "fd". */
-    jfieldID field = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, file), "fd", "I");
-    if (field == NULL)
-        return -EBADF;
     off_t off = offset;
-    int in = (*env)->GetIntField(env, file, field);
+    int in = (*env)->GetIntField(env, file, file_descriptor_fd);
     return result(RESTARTED(sendfile(fd, in, &off, count)));
 }
 
-JNIEXPORT jint JNI(setsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt, jint value)
+static jint JNI(setsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt, jint value)
 {
     int v = value;
     return result(setsockopt(fd, level, opt, &v, sizeof(v)));
 }
 
-JNIEXPORT jint JNI(getsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt,
+static jint JNI(getsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt,
                                jintArray value)
 {
     int v = 0;
@@ -177,7 +179,7 @@ JNIEXPORT jint JNI(getsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jin
     return result(r);
 }
 
-JNIEXPORT jint JNI(nodeIdentity)(JNIEnv *env, jclass cls, jint fd, jint node, jbyteArray identity)
+static jint JNI(nodeIdentity)(JNIEnv *env, jclass cls, jint fd, jint node, jbyteArray identity)
 {
     struct tipc_sioc_nodeid_req req = { .peer = node };
     int r = ioctl(fd, SIOCGETNODEID, &req);
@@ -186,7 +188,7 @@ JNIEXPORT jint JNI(nodeIdentity)(JNIEnv *env, jclass cls, jint fd, jint node, jb
     return result(r);
 }
 
-JNIEXPORT jint JNI(setBlocking)(JNIEnv *env, jclass cls, jint fd, jboolean blocking)
+static jint JNI(setBlocking)(JNIEnv *env, jclass cls, jint fd, jboolean blocking)
 {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0)
@@ -195,17 +197,17 @@ JNIEXPORT jint JNI(setBlocking)(JNIEnv *env, jclass cls, jint fd, jboolean block
     return result(fcntl(fd, F_SETFL, flags));
 }
 
-JNIEXPORT jint JNI(shutdown)(JNIEnv *env, jclass cls, jint fd, jint how)
+static jint JNI(shutdown)(JNIEnv *env, jclass cls, jint fd, jint how)
 {
     return result(shutdown(fd, how));
 }
 
-JNIEXPORT jint JNI(close)(JNIEnv *env, jclass cls, jint fd)
+static jint JNI(close)(JNIEnv *env, jclass cls, jint fd)
 {
     return result(close(fd));
 }
 
-JNIEXPORT jint JNI(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint timeout)
+static jint JNI(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint timeout)
 {
     struct pollfd p = { .fd = fd, .events = events };
     struct timespec start;
@@ -214,18 +216,18 @@ JNIEXPORT jint JNI(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint tim
     return r > 0 ? p.revents : result(r);
 }
 
-JNIEXPORT jint JNI(epollCreate)(JNIEnv *env, jclass cls)
+static jint JNI(epollCreate)(JNIEnv *env, jclass cls)
 {
     return result(epoll_create1(EPOLL_CLOEXEC));
 }
 
-JNIEXPORT jint JNI(epollCtl)(JNIEnv *env, jclass cls, jint epfd, jint op, jint fd, jint events)
+static jint JNI(epollCtl)(JNIEnv *env, jclass cls, jint epfd, jint op, jint fd, jint events)
 {
     struct epoll_event ev = { .events = events, .data.fd = fd };
     return result(epoll_ctl(epfd, op, fd, &ev));
 }
 
-JNIEXPORT jint JNI(epollWait)(JNIEnv *env, jclass cls, jint epfd, jintArray out, jint timeout)
+static jint JNI(epollWait)(JNIEnv *env, jclass cls, jint epfd, jintArray out, jint timeout)
 {
     struct epoll_event events[MAX_EVENTS];
     jint pairs[2 * MAX_EVENTS];
@@ -242,25 +244,88 @@ JNIEXPORT jint JNI(epollWait)(JNIEnv *env, jclass cls, jint epfd, jintArray out,
     return result(n);
 }
 
-JNIEXPORT jint JNI(eventfd)(JNIEnv *env, jclass cls)
+static jint JNI(eventfd)(JNIEnv *env, jclass cls)
 {
     return result(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
-JNIEXPORT jint JNI(eventfdSignal)(JNIEnv *env, jclass cls, jint fd)
+static jint JNI(eventfdSignal)(JNIEnv *env, jclass cls, jint fd)
 {
     return result(eventfd_write(fd, 1));
 }
 
-JNIEXPORT jint JNI(eventfdDrain)(JNIEnv *env, jclass cls, jint fd)
+static jint JNI(eventfdDrain)(JNIEnv *env, jclass cls, jint fd)
 {
     eventfd_t ignored;
     int r = eventfd_read(fd, &ignored);
     return r < 0 && errno == EAGAIN ? 0 : result(r);
 }
 
-JNIEXPORT jstring JNI(strerror)(JNIEnv *env, jclass cls, jint errnum)
+static jstring JNI(strerror)(JNIEnv *env, jclass cls, jint errnum)
 {
     char buf[256];
     return (*env)->NewStringUTF(env, strerror_r(errnum, buf, sizeof(buf)));
+}
+
+#define METHOD(name, signature) { #name, signature, (void *)native_##name }
+
+static const JNINativeMethod methods[] = {
+    METHOD(socket, "(I)I"),
+    METHOD(bind, "(I[B)I"),
+    METHOD(connect, "(I[B)I"),
+    METHOD(listen, "(II)I"),
+    METHOD(accept, "(I[B)I"),
+    METHOD(getsockname, "(I[B)I"),
+    METHOD(getpeername, "(I[B)I"),
+    METHOD(recv, "(ILjava/nio/ByteBuffer;II)I"),
+    METHOD(send, "(ILjava/nio/ByteBuffer;II)I"),
+    METHOD(sendto, "(ILjava/nio/ByteBuffer;II[B)I"),
+    METHOD(recvfrom, "(ILjava/nio/ByteBuffer;II[B)I"),
+    METHOD(sendfile, "(ILjava/io/FileDescriptor;JJ)J"),
+    METHOD(setsockopt, "(IIII)I"),
+    METHOD(getsockopt, "(III[I)I"),
+    METHOD(nodeIdentity, "(II[B)I"),
+    METHOD(setBlocking, "(IZ)I"),
+    METHOD(shutdown, "(II)I"),
+    METHOD(close, "(I)I"),
+    METHOD(poll, "(III)I"),
+    METHOD(epollCreate, "()I"),
+    METHOD(epollCtl, "(IIII)I"),
+    METHOD(epollWait, "(I[II)I"),
+    METHOD(eventfd, "()I"),
+    METHOD(eventfdSignal, "(I)I"),
+    METHOD(eventfdDrain, "(I)I"),
+    METHOD(strerror, "(I)Ljava/lang/String;"),
+};
+
+/* The internal name (a/b/C) of the class to register with, from the system property the Java side set. */
+static jclass native_class(JNIEnv *env)
+{
+    jclass system = (*env)->FindClass(env, "java/lang/System");
+    jmethodID get = system ? (*env)->GetStaticMethodID(env, system, "getProperty",
+                                                       "(Ljava/lang/String;)Ljava/lang/String;") : NULL;
+    jstring key = get ? (*env)->NewStringUTF(env, "hadooptipc.native.class") : NULL;
+    jstring name = key ? (*env)->CallStaticObjectMethod(env, system, get, key) : NULL;
+    const char *chars = name ? (*env)->GetStringUTFChars(env, name, NULL) : NULL;
+    if (chars == NULL)
+        return NULL;
+    jclass cls = (*env)->FindClass(env, chars);
+    (*env)->ReleaseStringUTFChars(env, name, chars);
+    return cls;
+}
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
+{
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK)
+        return JNI_ERR;
+    jclass cls = native_class(env);
+    jclass fd_class = cls ? (*env)->FindClass(env, "java/io/FileDescriptor") : NULL;
+    file_descriptor_fd = fd_class ? (*env)->GetFieldID(env, fd_class, "fd", "I") : NULL;
+    if (file_descriptor_fd == NULL
+        || (*env)->RegisterNatives(env, cls, methods, sizeof(methods) / sizeof(methods[0])) != 0) {
+        (*env)->ExceptionClear(env); /* System.load then fails with UnsatisfiedLinkError */
+        return JNI_ERR;
+    }
+    return JNI_VERSION_1_8;
 }

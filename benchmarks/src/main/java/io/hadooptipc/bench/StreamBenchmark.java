@@ -67,12 +67,14 @@ public final class StreamBenchmark {
     // ---- server side -------------------------------------------------------------------
 
     private static void serve(String[] args) throws IOException {
+        // One buffer for every connection, as stream_bench.c's static one: no allocation per transfer.
+        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
         if (args[1].equals("tipc")) {
             TipcServerSocketChannel server = TipcServerSocketChannel.open()
                     .bind(TipcServiceAddress.of(Integer.parseInt(args[2]), Integer.parseInt(args[3])));
             while (true) {
                 try (TipcSocketChannel c = server.accept()) {
-                    sink(c);
+                    sink(c, buf);
                 }
             }
         }
@@ -81,17 +83,16 @@ public final class StreamBenchmark {
         server.bind(new InetSocketAddress(Integer.parseInt(args[2])));
         while (true) {
             try (SocketChannel c = server.accept()) {
-                sink(c);
+                sink(c, buf);
             }
         }
     }
 
-    /** Reads the announced number of bytes and answers one byte. */
-    static void sink(ByteChannel c) throws IOException {
+    /** Reads the announced number of bytes into {@code buf} and answers one byte. */
+    static void sink(ByteChannel c, ByteBuffer buf) throws IOException {
         ByteBuffer header = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder());
         readFully(c, header);
         long remaining = header.flip().getLong();
-        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
         while (remaining > 0) {
             buf.clear().limit((int) Math.min(buf.capacity(), remaining));
             int n = c.read(buf);

@@ -43,6 +43,11 @@ final class TipcNative {
     private static final String LIBRARY = "META-INF/native/linux-x86_64/libhadooptipc.so";
     /** Overrides the library bundled in the jar, e.g. for a build on another architecture. */
     static final String LIBRARY_PATH_PROPERTY = "hadooptipc.native.library";
+    /**
+     * Tells the library's JNI_OnLoad which class to register its functions with: this one's name,
+     * as a relocating (shading) build has rewritten it.
+     */
+    private static final String CLASS_PROPERTY = "hadooptipc.native.class";
 
     private static final Throwable LOAD_FAILURE = load();
 
@@ -65,7 +70,7 @@ final class TipcNative {
         try {
             String override = System.getProperty(LIBRARY_PATH_PROPERTY);
             if (override != null) {
-                System.load(Path.of(override).toAbsolutePath().toString());
+                loadAndRegister(Path.of(override).toAbsolutePath());
                 return null;
             }
             if (!"Linux".equals(System.getProperty("os.name"))
@@ -80,11 +85,22 @@ final class TipcNative {
                 Path copy = Files.createTempFile("libhadooptipc", ".so");
                 copy.toFile().deleteOnExit();
                 Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
-                System.load(copy.toString());
+                loadAndRegister(copy);
             }
             return null;
         } catch (IOException | UnsatisfiedLinkError | SecurityException e) {
             return e;
+        }
+    }
+
+    private static void loadAndRegister(Path library) {
+        synchronized (System.class) { // another copy of these classes may be loading its library
+            System.setProperty(CLASS_PROPERTY, TipcNative.class.getName().replace('.', '/'));
+            try {
+                System.load(library.toString());
+            } finally {
+                System.clearProperty(CLASS_PROPERTY);
+            }
         }
     }
 
