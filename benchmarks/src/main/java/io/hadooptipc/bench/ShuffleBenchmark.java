@@ -103,7 +103,7 @@ public final class ShuffleBenchmark {
         System.exit(!allGood ? 1 : tipc && !allTipc ? 2 : 0);
     }
 
-    private static ShuffleCluster cluster(String kind) throws Exception {
+    static ShuffleCluster cluster(String kind) throws Exception {
         return switch (kind) {
             case "mini" -> MiniShuffleCluster.start("shuffle", TipcShuffleHandler.class, 1);
             case "testbed" -> TestbedCluster.connect(Integer.parseInt(System.getenv("TIPC_TESTBED_MACHINES")),

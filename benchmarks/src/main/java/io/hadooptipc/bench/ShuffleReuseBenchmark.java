@@ -9,6 +9,7 @@ import io.hadooptipc.shuffle.ShuffleComparison.Side;
 import io.hadooptipc.shuffle.ShuffleComparison.Spec;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.knowm.xchart.CategoryChart;
 
@@ -27,9 +28,10 @@ import java.util.stream.Stream;
  * on the testbed cluster, on jobs whose maps finish over time while the reducers fetch (a SPEC with a stagger), so
  * that every reducer sends a request per map output to the map host: TIPC streams opened and reused, fetch requests,
  * reducers' shuffle CPU, shuffle phase, whether the outputs are identical and right.
- * <p>Arguments: {@code OUT ROUNDS SPEC...} as {@link ShuffleBenchmark}'s, from machine 1 of
- * testbed-cluster/hadoop-cluster; the warm-up runs with reuse on. Exits 1 if an output differs or is wrong, 2 if a
- * byte went over TCP, 3 if a job did not measure reuse: reuse on reused no stream, or reuse off reused one.
+ * <p>Arguments: {@code CLUSTER OUT ROUNDS SPEC...} as {@link ShuffleBenchmark}'s; the warm-up runs with reuse on.
+ * Exits 1 if an output differs or is wrong; where this node has AF_TIPC, 2 if a byte went over TCP and 3 if a job
+ * did not measure reuse: reuse on reused no stream, or reuse off reused one. Without AF_TIPC (the host's mini
+ * cluster) both sides fall back to TCP and the run only checks the pipeline.
  */
 public final class ShuffleReuseBenchmark {
     static final Side ON = Side.OURS;
@@ -47,16 +49,17 @@ public final class ShuffleReuseBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Path out = Path.of(args[0]);
-        int rounds = Integer.parseInt(args[1]);
-        List<String> specArgs = Arrays.asList(args).subList(2, args.length);
+        Path out = Path.of(args[1]);
+        int rounds = Integer.parseInt(args[2]);
+        List<String> specArgs = Arrays.asList(args).subList(3, args.length);
         List<Spec> specs = specArgs.stream().filter(a -> !a.startsWith("warm-up=")).map(ShuffleBenchmark::spec).toList();
         Optional<Spec> warmUp = specArgs.stream().filter(a -> a.startsWith("warm-up="))
                 .map(a -> ShuffleBenchmark.spec(a.substring("warm-up=".length()))).findFirst();
+        boolean tipc = Tipc.availability().isAvailable();
+        System.out.println("TIPC on this node: " + Tipc.availability());
         Path work = Files.createTempDirectory("shuffle-reuse");
         List<Measured> runs = new ArrayList<>();
-        try (ShuffleCluster cluster = TestbedCluster.connect(Integer.parseInt(System.getenv("TIPC_TESTBED_MACHINES")),
-                Path.of(System.getenv("HADOOP_CLUSTER_RUN")), System.getenv("HADOOP_CLUSTER_NIC"))) {
+        try (ShuffleCluster cluster = ShuffleBenchmark.cluster(args[0])) {
             if (warmUp.isPresent()) {
                 Measured m = ShuffleComparison.warmUp(cluster, work, warmUp.get(), ON);
                 System.out.printf("warm-up %-28s %s job %6.1f s, output %s (left out of the results)%n",
@@ -75,14 +78,14 @@ public final class ShuffleReuseBenchmark {
                 // Written after every on/off pair: a run cut short (the VM's time limit) keeps what it measured.
                 if (ShuffleBenchmark.partner(runs, m).isPresent()) {
                     try {
-                        report(out, description, specs, runs, rounds);
+                        report(out, description, specs, runs, rounds, tipc);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
                 }
             });
         }
-        List<Problem> problems = problems(runs);
+        List<Problem> problems = problems(runs, tipc);
         problems.forEach(p -> System.out.println("PROBLEM: " + p.what()));
         System.exit(problems.stream().mapToInt(Problem::exit).min().orElse(0));
     }
@@ -92,13 +95,19 @@ public final class ShuffleReuseBenchmark {
         return m.counter(TipcShuffleCounter.STREAMS_OPENED) + m.counter(TipcShuffleCounter.STREAMS_REUSED);
     }
 
-    /** Everything that keeps the runs from measuring reuse on against reuse off over TIPC, worst first. */
-    static List<Problem> problems(List<Measured> runs) {
+    /**
+     * Everything that keeps the runs from measuring reuse on against reuse off over TIPC, worst first; without
+     * {@code tipc} (no AF_TIPC here) only wrong outputs.
+     */
+    static List<Problem> problems(List<Measured> runs, boolean tipc) {
         List<Problem> problems = new ArrayList<>();
         for (Measured m : runs) {
             String run = "round " + m.round() + " " + m.spec().name() + " " + m.side().label + ": ";
             if (!m.correct() || !ShuffleBenchmark.identical(runs, m)) {
                 problems.add(new Problem(1, run + "output wrong or not identical to the other side's (or no other side)"));
+            }
+            if (!tipc) {
+                continue;
             }
             long tcp = m.counter(TipcShuffleCounter.TCP_BYTES);
             if (tcp > 0 || ShuffleBenchmark.fallbacks(m) > 0) {
@@ -119,8 +128,8 @@ public final class ShuffleReuseBenchmark {
         return problems;
     }
 
-    private static void report(Path out, String cluster, List<Spec> allSpecs, List<Measured> runs, int rounds)
-            throws IOException {
+    private static void report(Path out, String cluster, List<Spec> allSpecs, List<Measured> runs, int rounds,
+                               boolean tipc) throws IOException {
         List<Spec> specs = allSpecs.stream().filter(s -> runs.stream()
                 .anyMatch(m -> m.spec().equals(s) && ShuffleBenchmark.partner(runs, m).isPresent())).toList();
         StringBuilder csv = new StringBuilder("round,job,maps,reduces,stagger_ms,side,job_ms,shuffle_ms_median,"
@@ -160,10 +169,10 @@ public final class ShuffleReuseBenchmark {
         int planned = 2 * rounds * allSpecs.size();
         String partial = runs.size() == planned ? "" : String.format("**Partial: %d of %d job runs done so far** (this "
                 + "summary is rewritten after each reuse on/off pair).%n%n", runs.size(), planned);
-        Results.write(out, "shuffle-reuse", csv, partial + summary(cluster, specs, runs, rounds));
+        Results.write(out, "shuffle-reuse", csv, partial + summary(cluster, specs, runs, rounds, tipc));
     }
 
-    private static String summary(String cluster, List<Spec> specs, List<Measured> runs, int rounds) {
+    private static String summary(String cluster, List<Spec> specs, List<Measured> runs, int rounds, boolean tipc) {
         StringBuilder s = new StringBuilder();
         s.append(String.format("%s Every job ran with our `TipcShuffleConsumer` twice, on the same input: with TIPC stream "
                         + "reuse (`%s`, the default) and with `%s=false` (every fetch request on a stream of its own, as stock "
@@ -173,8 +182,12 @@ public final class ShuffleReuseBenchmark {
                         + "job's stagger apart (`StaggeredMapper`), so each reducer sends a request per map output to the map "
                         + "host. No speculative tasks. Task JVMs of both sides: `%s`.%n%n", cluster, ON.label,
                 TipcShuffleConfig.REUSE_ENABLED, rounds, rounds == 1 ? "" : "s", ShuffleComparison.TASK_JVM_OPTS));
-        s.append("Transport: real TIPC links between the machines; a run with a byte over TCP fails the benchmark. "
-                + "Fetch requests over TIPC = `STREAMS_OPENED` + `STREAMS_REUSED`. Shuffle phase = wall time of the "
+        boolean acrossMachines = runs.stream().allMatch(m -> m.crossMachineTipcBytes() >= 0);
+        s.append(!tipc ? "Transport: **TCP fallback**: this machine has no AF_TIPC, so both sides fetch over HTTP/TCP and "
+                + "reuse nothing; this run only checks the pipeline, it measures no reuse.\n\n"
+                : acrossMachines ? "Transport: real TIPC links between the machines; a run with a byte over TCP fails the "
+                + "benchmark.\n\n" : "Transport: real TIPC, **node-local**: one machine holds map outputs and reducers.\n\n");
+        s.append("Fetch requests over TIPC = `STREAMS_OPENED` + `STREAMS_REUSED`. Shuffle phase = wall time of the "
                 + "shuffle consumer's `run()` in each reducer (`TimedShuffleConsumer`), median over reducers; its CPU is "
                 + "the reducer JVM's CPU during `run()`, summed over reducers. NodeManager serving CPU = CPU time of the "
                 + "handler's threads during the job.\n\n");
@@ -190,16 +203,17 @@ public final class ShuffleReuseBenchmark {
                 s.append(ShuffleBenchmark.row(runs, spec, metric, ON));
             }
             List<Measured> ofSpec = runs.stream().filter(m -> m.spec().equals(spec)).toList();
-            s.append(String.format("%nSummed over rounds: %d map outputs over TIPC, %d bytes over TCP; %d bytes of TIPC "
-                            + "frames crossed machines. Outputs identical between the sides in every round and equal to the "
+            s.append(String.format("%nSummed over rounds: %d map outputs over TIPC, %d bytes over TCP; %s. Outputs identical between the sides in every round and equal to the "
                             + "expected output computed from the input: %s.%n%n",
                     ShuffleBenchmark.total(ofSpec, TipcShuffleCounter.TIPC_MAP_OUTPUTS),
                     ShuffleBenchmark.total(ofSpec, TipcShuffleCounter.TCP_BYTES),
-                    ofSpec.stream().mapToLong(Measured::crossMachineTipcBytes).sum(),
+                    acrossMachines ? ofSpec.stream().mapToLong(Measured::crossMachineTipcBytes).sum()
+                            + " bytes of TIPC frames crossed machines" : "one machine, no TIPC link crossed",
                     ofSpec.stream().allMatch(m -> m.correct() && ShuffleBenchmark.identical(runs, m)) ? "yes" : "**NO**"));
         }
-        List<Problem> problems = problems(runs);
-        s.append(problems.isEmpty() ? "Checks: every output right, no byte over TCP, reuse on reused streams and reuse off none.\n"
+        List<Problem> problems = problems(runs, tipc);
+        s.append(problems.isEmpty() ? tipc ? "Checks: every output right, no byte over TCP, reuse on reused streams and "
+                + "reuse off none.\n" : "Checks: every output right.\n"
                 : "**Checks failed:**\n" + problems.stream().map(p -> "- " + p.what() + "\n").reduce("", String::concat));
         return s.toString();
     }

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -165,6 +166,9 @@ public final class ShuffleComparison {
             settings.put(MRJobConfig.MAP_CLASS_ATTR, StaggeredMapper.class.getName());
             settings.put(StaggeredMapper.ARRIVALS, cluster.outputPath(run + "-arrivals").toString());
             settings.put(StaggeredMapper.STAGGER_MS, String.valueOf(spec.staggerMillis()));
+            // Every map's JVM starts at once on the map machine: on a loaded emulated host, longer than the default
+            // 10 minutes before its first progress report, and a map killed for that restarts the whole wait.
+            settings.put(MRJobConfig.TASK_TIMEOUT, String.valueOf(TimeUnit.MINUTES.toMillis(30)));
         }
         long servingCpu = cluster.servingCpuNanos();
         long tipcBytes = cluster.crossMachineTipcBytes();
