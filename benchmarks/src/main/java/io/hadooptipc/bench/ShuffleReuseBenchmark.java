@@ -190,7 +190,9 @@ public final class ShuffleReuseBenchmark {
         s.append("Fetch requests over TIPC = `STREAMS_OPENED` + `STREAMS_REUSED`. Shuffle phase = wall time of the "
                 + "shuffle consumer's `run()` in each reducer (`TimedShuffleConsumer`), median over reducers; its CPU is "
                 + "the reducer JVM's CPU during `run()`, summed over reducers. NodeManager serving CPU = CPU time of the "
-                + "handler's threads during the job.\n\n");
+                + "handler's threads during the job. The reducers start with the job, so their shuffle phase also holds "
+                + "the wait for the maps' JVMs and barrier, alike on both sides: the per-fetch difference is a small part "
+                + "of it, and the stream counters say what reuse changed.\n\n");
         for (Spec spec : specs) {
             s.append(String.format("## %s: %d maps x %d reducers, %d records per map, maps finishing %d ms apart%n%n",
                     spec.name(), spec.maps(), spec.reduces(), spec.records(), spec.staggerMillis()));
