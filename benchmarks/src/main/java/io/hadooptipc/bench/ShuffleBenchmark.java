@@ -40,10 +40,13 @@ import java.util.stream.Collectors;
 public final class ShuffleBenchmark {
     private static final String WARM_UP = "warm-up=";
 
-    /** One metric of a job, stock against ours: medians over rounds and the median of the per-round ratios ours/stock. */
-    record Compared(double stock, double ours, double ratio) {
-        double of(Side side) {
-            return side == Side.STOCK ? stock : ours;
+    /**
+     * One metric of a job, a base side (stock here) against the other (ours): medians over rounds and the median of the
+     * per-round ratios other/base.
+     */
+    record Compared(double base, double other, double ratio) {
+        double of(boolean base) {
+            return base ? this.base : other;
         }
     }
 
@@ -73,7 +76,7 @@ public final class ShuffleBenchmark {
         List<Measured> runs = new ArrayList<>();
         try (ShuffleCluster cluster = cluster(args[0])) {
             if (warmUp.isPresent()) {
-                Measured m = ShuffleComparison.warmUp(cluster, work, warmUp.get());
+                Measured m = ShuffleComparison.warmUp(cluster, work, warmUp.get(), Side.STOCK);
                 System.out.printf("warm-up %-20s stock job %6.1f s, output %s (left out of the results)%n",
                         m.spec().name(), m.jobMillis() / 1e3, m.correct() ? "correct" : "WRONG");
             }
@@ -100,7 +103,7 @@ public final class ShuffleBenchmark {
         System.exit(!allGood ? 1 : tipc && !allTipc ? 2 : 0);
     }
 
-    private static ShuffleCluster cluster(String kind) throws Exception {
+    static ShuffleCluster cluster(String kind) throws Exception {
         return switch (kind) {
             case "mini" -> MiniShuffleCluster.start("shuffle", TipcShuffleHandler.class, 1);
             case "testbed" -> TestbedCluster.connect(Integer.parseInt(System.getenv("TIPC_TESTBED_MACHINES")),
@@ -166,10 +169,11 @@ public final class ShuffleBenchmark {
         CategoryChart time = Charts.bars("Shuffle phase time (median reducer), stock vs ours", "job", "ms");
         CategoryChart cpu = Charts.bars("Shuffle CPU: reducers' shuffle phase + NodeManager serving", "job and side", "CPU ms");
         List<String> cpuGroups = specs.stream().flatMap(s -> List.of(s.name() + " reducers", s.name() + " NM").stream()).toList();
-        for (Side side : Side.values()) {
-            time.addSeries(side.label, jobs, specs.stream().map(s -> (Number) compare(runs, s, METRICS.get(0)).of(side)).toList());
+        for (Side side : List.of(Side.STOCK, Side.OURS)) {
+            boolean stock = side == Side.STOCK;
+            time.addSeries(side.label, jobs, specs.stream().map(s -> (Number) compare(runs, s, METRICS.get(0)).of(stock)).toList());
             cpu.addSeries(side.label, cpuGroups, specs.stream().flatMap(s -> List.<Number>of(
-                    compare(runs, s, METRICS.get(1)).of(side), compare(runs, s, METRICS.get(2)).of(side)).stream()).toList());
+                    compare(runs, s, METRICS.get(1)).of(stock), compare(runs, s, METRICS.get(2)).of(stock)).stream()).toList());
         }
         Charts.save(out, "plot", time);
         Charts.save(out, "plot-cpu", cpu);
@@ -180,17 +184,27 @@ public final class ShuffleBenchmark {
         Results.write(out, "shuffle", csv, partial + summary(cluster, specs, runs, rounds, tipc));
     }
 
+    /** {@code job:maps:reduces:records}, or {@code job:maps:reduces:records:stagger-ms} for maps that finish over time. */
     static Spec spec(String text) {
         String[] f = text.split(":");
-        if (f.length != 4) {
-            throw new IllegalArgumentException("a job is job:maps:reduces:records, not " + text);
+        if (f.length != 4 && f.length != 5) {
+            throw new IllegalArgumentException("a job is job:maps:reduces:records[:stagger-ms], not " + text);
         }
-        return new Spec(ShuffleJob.of(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]));
+        return new Spec(ShuffleJob.of(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
+                f.length == 5 ? Integer.parseInt(f[4]) : 0);
     }
 
     /** Medians of a metric per side over rounds, and the median of the per-round ratios ours/stock (NaN if stock was 0). */
     static Compared compare(List<Measured> runs, Spec spec, Metric metric) {
-        List<double[]> rounds = pairs(runs, spec, metric);
+        return compare(runs, spec, metric, Side.STOCK);
+    }
+
+    /**
+     * Medians of a metric over rounds, {@code base}'s and the other side's, and the median of the per-round ratios
+     * other/base (NaN if base was 0).
+     */
+    static Compared compare(List<Measured> runs, Spec spec, Metric metric, Side base) {
+        List<double[]> rounds = pairs(runs, spec, metric, base);
         return new Compared(Results.median(rounds.stream().mapToDouble(r -> r[0])),
                 Results.median(rounds.stream().mapToDouble(r -> r[1])),
                 Results.median(rounds.stream().mapToDouble(r -> r[0] == 0 ? Double.NaN : r[1] / r[0])));
@@ -198,17 +212,30 @@ public final class ShuffleBenchmark {
 
     /** The 95% bootstrap interval of the median per-round ratio ours/stock; rounds where stock was 0 are left out. */
     static Results.Interval ratioInterval(List<Measured> runs, Spec spec, Metric metric) {
-        return Results.medianInterval95(pairs(runs, spec, metric).stream().filter(r -> r[0] != 0)
+        return ratioInterval(runs, spec, metric, Side.STOCK);
+    }
+
+    /** The 95% bootstrap interval of the median per-round ratio other/base; rounds where base was 0 are left out. */
+    static Results.Interval ratioInterval(List<Measured> runs, Spec spec, Metric metric, Side base) {
+        return Results.medianInterval95(pairs(runs, spec, metric, base).stream().filter(r -> r[0] != 0)
                 .mapToDouble(r -> r[1] / r[0]).toArray());
     }
 
-    /** {stock, ours} of a metric for every round in which both sides of {@code spec} ran. */
-    private static List<double[]> pairs(List<Measured> runs, Spec spec, Metric metric) {
+    /** A summary table's row: the metric, its medians with {@code base} and the other side, their ratio and its interval. */
+    static String row(List<Measured> runs, Spec spec, Metric metric, Side base) {
+        Compared c = compare(runs, spec, metric, base);
+        return String.format("| %s (%s) | %.0f | %.0f | %s | %s |%n", metric.name(), metric.unit(), c.base(), c.other(),
+                Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio()),
+                ratioInterval(runs, spec, metric, base).format("%.2f"));
+    }
+
+    /** {base, other} of a metric for every round in which both sides of {@code spec} ran. */
+    private static List<double[]> pairs(List<Measured> runs, Spec spec, Metric metric, Side base) {
         List<double[]> rounds = new ArrayList<>();
-        for (Measured stock : runs) {
-            if (stock.spec().equals(spec) && stock.side() == Side.STOCK) {
-                partner(runs, stock).ifPresent(ours -> rounds.add(new double[]{
-                        metric.value().applyAsDouble(stock), metric.value().applyAsDouble(ours)}));
+        for (Measured first : runs) {
+            if (first.spec().equals(spec) && first.side() == base) {
+                partner(runs, first).ifPresent(other -> rounds.add(new double[]{
+                        metric.value().applyAsDouble(first), metric.value().applyAsDouble(other)}));
             }
         }
         return rounds;
@@ -255,10 +282,7 @@ public final class ShuffleBenchmark {
             s.append("| metric | stock | ours | ours/stock (median of per-round ratios) | 95% interval (bootstrap) |\n"
                     + "|---|---:|---:|---:|---:|\n");
             for (Metric metric : METRICS) {
-                Compared c = compare(runs, spec, metric);
-                s.append(String.format("| %s (%s) | %.0f | %.0f | %s | %s |%n", metric.name(), metric.unit(), c.stock(),
-                        c.ours(), Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio()),
-                        ratioInterval(runs, spec, metric).format("%.2f")));
+                s.append(row(runs, spec, metric, Side.STOCK));
             }
             List<Measured> ours = runs.stream().filter(m -> m.spec().equals(spec) && m.side() == Side.OURS).toList();
             s.append(String.format("%nOurs, summed over rounds: %d of %d shuffled bytes over TIPC, %d over TCP; "
@@ -305,32 +329,32 @@ public final class ShuffleBenchmark {
                 + "and each reducer has only a few map outputs to fetch.\n").toString();
     }
 
-    private static Optional<Measured> partner(List<Measured> runs, Measured m) {
+    static Optional<Measured> partner(List<Measured> runs, Measured m) {
         return runs.stream().filter(o -> o.spec().equals(m.spec()) && o.round() == m.round() && o.side() != m.side())
                 .findFirst();
     }
 
-    private static boolean identical(List<Measured> runs, Measured m) {
+    static boolean identical(List<Measured> runs, Measured m) {
         return partner(runs, m).map(o -> ShuffleComparison.identical(m.result(), o.result())).orElse(false);
     }
 
-    private static long fallbacks(Measured m) {
+    static long fallbacks(Measured m) {
         return Arrays.stream(TipcShuffleCounter.values()).filter(TipcShuffleCounter::isFallback).mapToLong(m::counter).sum();
     }
 
-    private static long total(List<Measured> runs, Enum<?> counter) {
+    static long total(List<Measured> runs, Enum<?> counter) {
         return runs.stream().mapToLong(m -> m.counter(counter)).sum();
     }
 
-    private static double median(Measured m, ToDoubleFunction<ReduceAttempt> value) {
+    static double median(Measured m, ToDoubleFunction<ReduceAttempt> value) {
         return Results.median(m.reduces().stream().mapToDouble(value));
     }
 
-    private static double sum(Measured m, ToDoubleFunction<ReduceAttempt> value) {
+    static double sum(Measured m, ToDoubleFunction<ReduceAttempt> value) {
         return m.reduces().stream().mapToDouble(value).sum();
     }
 
-    private static String fmt(double value) {
+    static String fmt(double value) {
         return String.format("%.0f", value);
     }
 

@@ -18,7 +18,7 @@ public class GatedMapper<K, V> extends Mapper<K, V, K, V> {
     public static final String OPEN_MAPS = "hadoop-tipc.test.gate.open-maps";
     /** The file whose existence lets the other maps run; unset: no gate. */
     public static final String GATE = "hadoop-tipc.test.gate.path";
-    /** A gate nobody opens fails the map rather than holding the job for good. */
+    /** A gate nobody opens (a barrier never reached) fails the map rather than holding the job for good. */
     static final long GIVE_UP_MINUTES = 15;
 
     @Override
@@ -30,11 +30,22 @@ public class GatedMapper<K, V> extends Mapper<K, V, K, V> {
         }
         Path path = new Path(gate);
         FileSystem fs = path.getFileSystem(conf);
-        context.setStatus("waiting for " + path);
+        await(context, "waiting for " + path, () -> fs.exists(path));
+    }
+
+    /** A condition read from the file system. */
+    interface Condition {
+        boolean holds() throws IOException;
+    }
+
+    /** Waits, reporting progress as {@code status}, until {@code open} holds; fails after {@link #GIVE_UP_MINUTES}. */
+    static void await(Mapper<?, ?, ?, ?>.Context context, String status, Condition open)
+            throws IOException, InterruptedException {
+        context.setStatus(status);
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(GIVE_UP_MINUTES);
-        while (!fs.exists(path)) {
+        while (!open.holds()) {
             if (System.nanoTime() > deadline) {
-                throw new IOException("gate " + path + " not opened within " + GIVE_UP_MINUTES + " minutes");
+                throw new IOException("gave up " + status + " after " + GIVE_UP_MINUTES + " minutes");
             }
             context.progress();
             Thread.sleep(500);

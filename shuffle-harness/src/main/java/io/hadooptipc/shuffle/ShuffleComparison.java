@@ -14,11 +14,11 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The stock shuffle against ours on the same jobs and inputs, in one cluster whose
@@ -58,24 +58,37 @@ public final class ShuffleComparison {
                 .sum();
     }
 
-    /** The two reduce-side shuffles compared. */
+    /** The reduce-side shuffles compared, two at a time: a consumer and the job settings it runs with. */
     public enum Side {
-        STOCK("stock", Shuffle.class),
-        OURS("ours", TipcShuffleConsumer.class);
+        STOCK("stock", Shuffle.class, Map.of()),
+        OURS("ours", TipcShuffleConsumer.class, Map.of()),
+        /** Ours with every TIPC fetch on a stream of its own, as stock fetches with keep-alive off. */
+        OURS_REUSE_OFF("ours-reuse-off", TipcShuffleConsumer.class, Map.of(TipcShuffleConfig.REUSE_ENABLED, "false"));
 
         public final String label;
         final Class<?> consumer;
+        public final Map<String, String> settings;
 
-        Side(String label, Class<?> consumer) {
+        Side(String label, Class<?> consumer, Map<String, String> settings) {
             this.label = label;
             this.consumer = consumer;
+            this.settings = settings;
         }
     }
 
-    /** A job and its size: {@code maps} input files of {@code records} lines, {@code reduces} reducers. */
-    public record Spec(ShuffleJob job, int maps, int reduces, int records) {
+    /**
+     * A job and its size: {@code maps} input files of {@code records} lines, {@code reduces} reducers. With
+     * {@code staggerMillis} 0 reducers start after the last map; otherwise they start with the job and the maps
+     * finish one after another, that far apart ({@link StaggeredMapper}), so each reducer sends a request per map
+     * output to the map host.
+     */
+    public record Spec(ShuffleJob job, int maps, int reduces, int records, int staggerMillis) {
+        public Spec(ShuffleJob job, int maps, int reduces, int records) {
+            this(job, maps, reduces, records, 0);
+        }
+
         public String name() {
-            return job.label() + "-" + maps + "x" + reduces;
+            return job.label() + "-" + maps + "x" + reduces + (staggerMillis == 0 ? "" : "-staggered");
         }
     }
 
@@ -91,11 +104,17 @@ public final class ShuffleComparison {
         }
     }
 
-    /**
-     * Runs every spec with both shuffles on {@code cluster}, {@code rounds} times, reporting each run to {@code done}
-     * as it ends. Inputs are written under {@code work}.
-     */
+    /** {@link #run(ShuffleCluster, Path, List, int, Side, Side, Consumer)} of the stock shuffle and ours. */
     public static List<Measured> run(ShuffleCluster cluster, Path work, List<Spec> specs, int rounds,
+                                     Consumer<Measured> done) throws Exception {
+        return run(cluster, work, specs, rounds, Side.STOCK, Side.OURS, done);
+    }
+
+    /**
+     * Runs every spec with sides {@code a} and {@code b} on {@code cluster}, {@code rounds} times, reporting each run
+     * to {@code done} as it ends. Inputs are written under {@code work}.
+     */
+    public static List<Measured> run(ShuffleCluster cluster, Path work, List<Spec> specs, int rounds, Side a, Side b,
                                      Consumer<Measured> done) throws Exception {
         List<String> expected = new ArrayList<>();
         List<org.apache.hadoop.fs.Path> inputs = new ArrayList<>();
@@ -109,7 +128,7 @@ public final class ShuffleComparison {
             for (int i = 0; i < specs.size(); i++) {
                 // Who goes first alternates from job to job and round to round, so neither side
                 // always meets the colder cluster.
-                List<Side> order = (round + i) % 2 == 1 ? List.of(Side.STOCK, Side.OURS) : List.of(Side.OURS, Side.STOCK);
+                List<Side> order = (round + i) % 2 == 1 ? List.of(a, b) : List.of(b, a);
                 for (Side side : order) {
                     Measured m = measure(cluster, inputs.get(i), specs.get(i), side, round, expected.get(i));
                     runs.add(m);
@@ -121,13 +140,13 @@ public final class ShuffleComparison {
     }
 
     /**
-     * Runs {@code spec} once with the stock shuffle, as round 0, for a cluster whose daemons have served no job yet:
+     * Runs {@code spec} once with {@code side}, as round 0, for a cluster whose daemons have served no job yet:
      * the first job pays for their cold start, which no side of the comparison should.
      */
-    public static Measured warmUp(ShuffleCluster cluster, Path work, Spec spec) throws Exception {
+    public static Measured warmUp(ShuffleCluster cluster, Path work, Spec spec, Side side) throws Exception {
         Path local = work.resolve("warm-up-" + spec.name()).resolve("in");
         String expected = spec.job().writeInput(local, spec.maps(), spec.records());
-        return measure(cluster, cluster.stageInput(local), spec, Side.STOCK, 0, expected);
+        return measure(cluster, cluster.stageInput(local), spec, side, 0, expected);
     }
 
     /** Whether two outputs have the same part files, byte for byte. */
@@ -138,14 +157,23 @@ public final class ShuffleComparison {
 
     private static Measured measure(ShuffleCluster cluster, org.apache.hadoop.fs.Path input, Spec spec, Side side,
                                     int round, String expected) throws Exception {
-        Map<String, String> settings = Stream.concat(JOB_SETTINGS.entrySet().stream(),
-                        Stream.of(Map.entry(TimedShuffleConsumer.DELEGATE, side.consumer.getName())))
-                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        String run = spec.name() + "-" + side.label + "-" + round;
+        Map<String, String> settings = new HashMap<>(JOB_SETTINGS);
+        settings.putAll(side.settings);
+        settings.put(TimedShuffleConsumer.DELEGATE, side.consumer.getName());
+        if (spec.staggerMillis() > 0) {
+            settings.put(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, "0");
+            settings.put(MRJobConfig.MAP_CLASS_ATTR, StaggeredMapper.class.getName());
+            settings.put(StaggeredMapper.ARRIVALS, cluster.outputPath(run + "-arrivals").toString());
+            settings.put(StaggeredMapper.STAGGER_MS, String.valueOf(spec.staggerMillis()));
+            // Every map's JVM starts at once on the map machine: on a loaded emulated host, longer than the default
+            // 10 minutes before its first progress report, and a map killed for that restarts the whole wait.
+            settings.put(MRJobConfig.TASK_TIMEOUT, String.valueOf(TimeUnit.MINUTES.toMillis(30)));
+        }
         long servingCpu = cluster.servingCpuNanos();
         long tipcBytes = cluster.crossMachineTipcBytes();
         ShuffleCluster.Result result = ShuffleJobRunner.run(cluster.config(), spec.job(), input,
-                cluster.outputPath(spec.name() + "-" + side.label + "-" + round), TimedShuffleConsumer.class,
-                spec.reduces(), settings);
+                cluster.outputPath(run), TimedShuffleConsumer.class, spec.reduces(), settings);
         servingCpu = cluster.servingCpuNanos() - servingCpu;
         long shuffled = result.counters().findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue();
         if (shuffled > 0 && servingCpu <= 0) {
