@@ -67,9 +67,8 @@ public final class ShuffleBenchmark {
         Path out = Path.of(args[1]);
         int rounds = Integer.parseInt(args[2]);
         List<String> specArgs = Arrays.asList(args).subList(3, args.length);
-        List<Spec> specs = specArgs.stream().filter(a -> !a.startsWith(WARM_UP)).map(ShuffleBenchmark::spec).toList();
-        Optional<Spec> warmUp = specArgs.stream().filter(a -> a.startsWith(WARM_UP))
-                .map(a -> spec(a.substring(WARM_UP.length()))).findFirst();
+        List<Spec> specs = specs(specArgs);
+        Optional<Spec> warmUp = warmUp(specArgs);
         boolean tipc = Tipc.availability().isAvailable();
         System.out.println("TIPC on this node: " + Tipc.availability());
         Path work = Files.createTempDirectory("shuffle-bench");
@@ -184,6 +183,16 @@ public final class ShuffleBenchmark {
         Results.write(out, "shuffle", csv, partial + summary(cluster, specs, runs, rounds, tipc));
     }
 
+    /** The jobs to compare among the command line's {@code SPEC}s, the warm-up left out. */
+    static List<Spec> specs(List<String> specArgs) {
+        return specArgs.stream().filter(a -> !a.startsWith(WARM_UP)).map(ShuffleBenchmark::spec).toList();
+    }
+
+    /** The command line's warm-up job, {@code warm-up=SPEC}, if it has one. */
+    static Optional<Spec> warmUp(List<String> specArgs) {
+        return specArgs.stream().filter(a -> a.startsWith(WARM_UP)).map(a -> spec(a.substring(WARM_UP.length()))).findFirst();
+    }
+
     /** {@code job:maps:reduces:records}, or {@code job:maps:reduces:records:stagger-ms} for maps that finish over time. */
     static Spec spec(String text) {
         String[] f = text.split(":");
@@ -208,11 +217,6 @@ public final class ShuffleBenchmark {
         return new Compared(Results.median(rounds.stream().mapToDouble(r -> r[0])),
                 Results.median(rounds.stream().mapToDouble(r -> r[1])),
                 Results.median(rounds.stream().mapToDouble(r -> r[0] == 0 ? Double.NaN : r[1] / r[0])));
-    }
-
-    /** The 95% bootstrap interval of the median per-round ratio ours/stock; rounds where stock was 0 are left out. */
-    static Results.Interval ratioInterval(List<Measured> runs, Spec spec, Metric metric) {
-        return ratioInterval(runs, spec, metric, Side.STOCK);
     }
 
     /** The 95% bootstrap interval of the median per-round ratio other/base; rounds where base was 0 are left out. */

@@ -52,9 +52,8 @@ public final class ShuffleReuseBenchmark {
         Path out = Path.of(args[1]);
         int rounds = Integer.parseInt(args[2]);
         List<String> specArgs = Arrays.asList(args).subList(3, args.length);
-        List<Spec> specs = specArgs.stream().filter(a -> !a.startsWith("warm-up=")).map(ShuffleBenchmark::spec).toList();
-        Optional<Spec> warmUp = specArgs.stream().filter(a -> a.startsWith("warm-up="))
-                .map(a -> ShuffleBenchmark.spec(a.substring("warm-up=".length()))).findFirst();
+        List<Spec> specs = ShuffleBenchmark.specs(specArgs);
+        Optional<Spec> warmUp = ShuffleBenchmark.warmUp(specArgs);
         boolean tipc = Tipc.availability().isAvailable();
         System.out.println("TIPC on this node: " + Tipc.availability());
         Path work = Files.createTempDirectory("shuffle-reuse");

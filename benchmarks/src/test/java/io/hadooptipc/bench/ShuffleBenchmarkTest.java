@@ -44,7 +44,7 @@ class ShuffleBenchmarkTest {
                 run(HEAVY, Side.STOCK, 3, 0), run(HEAVY, Side.OURS, 3, 200),
                 run(HEAVY, Side.OURS, 4, 9999));
         // Ratios 0.5 and 1.5 (round 3's stock 0 and round 4's lone run give none): medians of resamples 0.5, 1, 1.5.
-        assertEquals(new Results.Interval(0.5, 1.5), ShuffleBenchmark.ratioInterval(runs, HEAVY, JOB_TIME));
+        assertEquals(new Results.Interval(0.5, 1.5), ShuffleBenchmark.ratioInterval(runs, HEAVY, JOB_TIME, Side.STOCK));
     }
 
     @Test

@@ -30,7 +30,7 @@ import java.util.function.Function;
 
 /**
  * A reducer's fetches from one shuffle server in the testbed, for the kernel tests and the
- * fetch-reuse and encrypted-shuffle benchmarks (this class travels in the module's test-jar):
+ * fetch-reuse and encrypted-shuffle benchmarks:
  * our handler started in a node, connections opened and signed as a reducer's fetcher opens
  * and signs them, and the cost of fetching map outputs one request each, as a fetcher does
  * when maps complete one by one.

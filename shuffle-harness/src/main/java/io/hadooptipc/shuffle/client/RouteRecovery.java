@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * reduce task following TIPC's topology service and falling back to HTTP/TCP as configured by
  * default: each fetch stamped with when it started and ended and whether TIPC carried it, and
  * each topology report with when it came. What the route-recovery benchmark watches while the
- * host's handler restarts (this class travels in the module's test-jar).
+ * host's handler restarts.
  */
 public final class RouteRecovery implements Closeable {
     /** How long the loop waits after a failed fetch, as a fetcher waits before retrying a host. */
