@@ -84,7 +84,8 @@ boot_testbed() {
 record_host() {
   local commit emulator=
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"
+  # Results of earlier runs are not the code measured.
+  git -C "$root" diff --quiet HEAD -- . ':!benchmarks/results' 2>/dev/null || commit="$commit with uncommitted changes"
   [ "${1:-}" = testbed ] && emulator=" $(qemu-system-x86_64 --version 2>/dev/null | head -n1), TCG ${TIPC_TESTBED_TCG:-multi}-threaded;"
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r); commit $commit;" \
     "$(date -u '+%Y-%m-%d %H:%M UTC');$emulator host load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)" \
