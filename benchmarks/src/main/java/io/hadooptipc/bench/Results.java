@@ -69,9 +69,14 @@ public final class Results {
      * name and the machine, followed by every plot already saved in {@code out}; prints the summary.
      */
     public static void write(Path out, String name, CharSequence csv, String summaryBody) throws IOException {
+        write(out, name, csv, Machine.describe(), summaryBody);
+    }
+
+    /** {@link #write(Path, String, CharSequence, String)} of results measured elsewhere, on {@code machine}. */
+    public static void write(Path out, String name, CharSequence csv, String machine, String summaryBody) throws IOException {
         Files.createDirectories(out);
         Files.writeString(out.resolve("results.csv"), csv);
-        StringBuilder summary = new StringBuilder("# ").append(name).append("\n\n").append(Machine.describe())
+        StringBuilder summary = new StringBuilder("# ").append(name).append("\n\n").append(machine)
                 .append("\n").append(summaryBody);
         try (Stream<Path> files = Files.list(out)) {
             files.map(p -> p.getFileName().toString()).filter(f -> f.endsWith(".png")).sorted()

@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
  * <p>Arguments: {@code CLUSTER OUT ROUNDS SPEC...}. CLUSTER is {@code mini} (a MiniMRYarnCluster
  * in this JVM) or {@code testbed} (the real cluster of testbed-cluster/hadoop-cluster, from its
  * machine 1: environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN},
- * {@code HADOOP_CLUSTER_NIC}). Each SPEC is {@code job:maps:reduces:records} with job
+ * {@code HADOOP_CLUSTER_NIC}). ROUNDS is {@code N} (rounds 1 to N) or {@code K-N} (see {@link Rounds}). Each SPEC is {@code job:maps:reduces:records} with job
  * {@code wordcount} or {@code shuffle-heavy}; a SPEC written {@code warm-up=job:maps:reduces:records} is run once
  * with the stock shuffle before the rounds and left out of the results.
  */
@@ -50,22 +50,58 @@ public final class ShuffleBenchmark {
         }
     }
 
-    /** A metric per job run, and how the summary names it. */
-    record Metric(String name, String unit, ToDoubleFunction<Measured> value) {
+    /**
+     * The rounds a run measures: {@code N} is rounds 1 to N, {@code K-N} rounds K to N, for a series measured over
+     * several sessions ({@link ShuffleSeries}) that goes on where the last session stopped.
+     */
+    record Rounds(int first, int last) {
+        Rounds {
+            if (first < 1 || last < first) {
+                throw new IllegalArgumentException("rounds " + first + " to " + last + ": the first is 1 or more, the last no less");
+            }
+        }
+
+        static Rounds parse(String text) {
+            String[] f = text.split("-", -1);
+            if (f.length > 2) {
+                throw new IllegalArgumentException("ROUNDS is N or K-N, not " + text);
+            }
+            return f.length == 1 ? new Rounds(1, Integer.parseInt(f[0])) : new Rounds(Integer.parseInt(f[0]), Integer.parseInt(f[1]));
+        }
+
+        int count() {
+            return last - first + 1;
+        }
+
+        @Override
+        public String toString() {
+            return first == 1 ? count() + (count() == 1 ? " round" : " rounds") : "rounds " + first + " to " + last;
+        }
+    }
+
+    /** A metric per job run, how the summary names it, and its column in results.csv. */
+    record Metric(String name, String unit, String column, ToDoubleFunction<Measured> value) {
     }
 
     static final List<Metric> METRICS = List.of(
-            new Metric("shuffle phase, median reducer (wall)", "ms", m -> median(m, ReduceAttempt::shuffleMillis)),
-            new Metric("shuffle phase CPU, all reducers", "ms", m -> sum(m, ReduceAttempt::shuffleCpuMillis)),
-            new Metric("NodeManager shuffle-serving CPU", "ms", Measured::servingCpuMillis),
-            new Metric("reduce attempt launch to shuffle end, median (history)", "ms",
+            new Metric("shuffle phase, median reducer (wall)", "ms", "shuffle_ms_median",
+                    m -> median(m, ReduceAttempt::shuffleMillis)),
+            new Metric("shuffle phase CPU, all reducers", "ms", "shuffle_cpu_ms", m -> sum(m, ReduceAttempt::shuffleCpuMillis)),
+            new Metric("NodeManager shuffle-serving CPU", "ms", "serving_cpu_ms", Measured::servingCpuMillis),
+            new Metric("reduce attempt launch to shuffle end, median (history)", "ms", "launch_to_shuffle_end_ms_median",
                     m -> median(m, ReduceAttempt::launchToShuffleEndMillis)),
-            new Metric("reduce task CPU, all reducers (CPU_MILLISECONDS)", "ms", m -> sum(m, ReduceAttempt::cpuMillis)),
-            new Metric("job, launch to finish", "ms", Measured::jobMillis));
+            new Metric("reduce task CPU, all reducers (CPU_MILLISECONDS)", "ms", "reduce_cpu_ms",
+                    m -> sum(m, ReduceAttempt::cpuMillis)),
+            new Metric("job, launch to finish", "ms", "job_ms", Measured::jobMillis));
+
+    /** results.csv's header: a row per job run, the metrics' columns among them. */
+    static final String CSV_HEADER = "round,job,maps,reduces,shuffle,transport,job_ms,shuffle_ms_median,shuffle_cpu_ms,"
+            + "serving_cpu_ms,launch_to_shuffle_end_ms_median,reduce_cpu_ms,reduce_shuffle_bytes,tipc_bytes,tcp_bytes,"
+            + "tipc_map_outputs,tcp_map_outputs,fallback_requests,cross_machine_tipc_bytes,output_correct,output_identical";
 
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args[1]);
-        int rounds = Integer.parseInt(args[2]);
+        Rounds rounds = Rounds.parse(args[2]);
         List<String> specArgs = Arrays.asList(args).subList(3, args.length);
         List<Spec> specs = specs(specArgs);
         Optional<Spec> warmUp = warmUp(specArgs);
@@ -79,7 +115,7 @@ public final class ShuffleBenchmark {
                 System.out.printf("warm-up %-20s stock job %6.1f s, output %s (left out of the results)%n",
                         m.spec().name(), m.jobMillis() / 1e3, m.correct() ? "correct" : "WRONG");
             }
-            ShuffleComparison.run(cluster, work, specs, rounds, m -> {
+            ShuffleComparison.run(cluster, work, specs, rounds.first(), rounds.last(), Side.STOCK, Side.OURS, m -> {
                 System.out.printf("round %d %-20s %-5s job %6.1f s, shuffle %6d ms (median reducer), %s, output %s%n",
                         m.round(), m.spec().name(), m.side().label, m.jobMillis() / 1e3,
                         (long) METRICS.get(0).value().applyAsDouble(m), transport(m), m.correct() ? "correct" : "WRONG");
@@ -142,13 +178,11 @@ public final class ShuffleBenchmark {
         return Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio());
     }
 
-    private static void report(Path out, String cluster, List<Spec> allSpecs, List<Measured> runs, int rounds, boolean tipc)
-            throws IOException {
+    private static void report(Path out, String cluster, List<Spec> allSpecs, List<Measured> runs, Rounds rounds,
+                               boolean tipc) throws IOException {
         List<Spec> specs = allSpecs.stream().filter(s -> runs.stream()
                 .anyMatch(m -> m.spec().equals(s) && partner(runs, m).isPresent())).toList();
-        StringBuilder csv = new StringBuilder("round,job,maps,reduces,shuffle,transport,job_ms,shuffle_ms_median,"
-                + "shuffle_cpu_ms,serving_cpu_ms,launch_to_shuffle_end_ms_median,reduce_cpu_ms,reduce_shuffle_bytes,"
-                + "tipc_bytes,tcp_bytes,fallback_requests,cross_machine_tipc_bytes,output_correct,output_identical\n");
+        StringBuilder csv = new StringBuilder(CSV_HEADER).append('\n');
         for (Measured m : runs) {
             if (partner(runs, m).isEmpty()) {
                 continue;
@@ -159,7 +193,9 @@ public final class ShuffleBenchmark {
                     String.valueOf(m.servingCpuMillis()), fmt(median(m, ReduceAttempt::launchToShuffleEndMillis)),
                     fmt(sum(m, ReduceAttempt::cpuMillis)), String.valueOf(m.counter(TaskCounter.REDUCE_SHUFFLE_BYTES)),
                     String.valueOf(m.counter(TipcShuffleCounter.TIPC_BYTES)),
-                    String.valueOf(m.counter(TipcShuffleCounter.TCP_BYTES)), String.valueOf(fallbacks(m)),
+                    String.valueOf(m.counter(TipcShuffleCounter.TCP_BYTES)),
+                    String.valueOf(m.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS)),
+                    String.valueOf(m.counter(TipcShuffleCounter.TCP_MAP_OUTPUTS)), String.valueOf(fallbacks(m)),
                     String.valueOf(m.crossMachineTipcBytes()),
                     String.valueOf(m.correct()), String.valueOf(identical(runs, m)))).append('\n');
         }
@@ -177,7 +213,7 @@ public final class ShuffleBenchmark {
         Charts.save(out, "plot", time);
         Charts.save(out, "plot-cpu", cpu);
 
-        int planned = 2 * rounds * allSpecs.size();
+        int planned = 2 * rounds.count() * allSpecs.size();
         String partial = runs.size() == planned ? "" : String.format("**Partial: %d of %d job runs done so far** (this "
                 + "summary is rewritten after each stock/ours pair).%n%n", runs.size(), planned);
         Results.write(out, "shuffle", csv, partial + summary(cluster, specs, runs, rounds, tipc));
@@ -213,7 +249,11 @@ public final class ShuffleBenchmark {
      * other/base (NaN if base was 0).
      */
     static Compared compare(List<Measured> runs, Spec spec, Metric metric, Side base) {
-        List<double[]> rounds = pairs(runs, spec, metric, base);
+        return compare(pairs(runs, spec, metric, base));
+    }
+
+    /** Medians of {base, other} pairs, one per round, and the median of the per-round ratios other/base. */
+    static Compared compare(List<double[]> rounds) {
         return new Compared(Results.median(rounds.stream().mapToDouble(r -> r[0])),
                 Results.median(rounds.stream().mapToDouble(r -> r[1])),
                 Results.median(rounds.stream().mapToDouble(r -> r[0] == 0 ? Double.NaN : r[1] / r[0])));
@@ -221,16 +261,23 @@ public final class ShuffleBenchmark {
 
     /** The 95% bootstrap interval of the median per-round ratio other/base; rounds where base was 0 are left out. */
     static Results.Interval ratioInterval(List<Measured> runs, Spec spec, Metric metric, Side base) {
-        return Results.medianInterval95(pairs(runs, spec, metric, base).stream().filter(r -> r[0] != 0)
-                .mapToDouble(r -> r[1] / r[0]).toArray());
+        return ratioInterval(pairs(runs, spec, metric, base));
+    }
+
+    static Results.Interval ratioInterval(List<double[]> rounds) {
+        return Results.medianInterval95(rounds.stream().filter(r -> r[0] != 0).mapToDouble(r -> r[1] / r[0]).toArray());
     }
 
     /** A summary table's row: the metric, its medians with {@code base} and the other side, their ratio and its interval. */
     static String row(List<Measured> runs, Spec spec, Metric metric, Side base) {
-        Compared c = compare(runs, spec, metric, base);
+        return row(metric, pairs(runs, spec, metric, base));
+    }
+
+    /** {@link #row(List, Spec, Metric, Side)} of {base, other} pairs, one per round. */
+    static String row(Metric metric, List<double[]> rounds) {
+        Compared c = compare(rounds);
         return String.format("| %s (%s) | %.0f | %.0f | %s | %s |%n", metric.name(), metric.unit(), c.base(), c.other(),
-                Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio()),
-                ratioInterval(runs, spec, metric, base).format("%.2f"));
+                Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio()), ratioInterval(rounds).format("%.2f"));
     }
 
     /** {base, other} of a metric for every round in which both sides of {@code spec} ran. */
@@ -255,12 +302,12 @@ public final class ShuffleBenchmark {
                 : m.counter(TipcShuffleCounter.TCP_BYTES) == total ? "tcp-fallback" : "mixed";
     }
 
-    private static String summary(String cluster, List<Spec> specs, List<Measured> runs, int rounds, boolean tipc) {
+    private static String summary(String cluster, List<Spec> specs, List<Measured> runs, Rounds rounds, boolean tipc) {
         StringBuilder s = new StringBuilder();
         s.append(String.format("%s Every job ran with the stock `Shuffle` and with our `TipcShuffleConsumer`, on the same "
-                        + "input, interleaved (%d round%s; the side that goes first alternates from job to job and round to round, so each job's rounds run in ABBA order). Reducers "
+                        + "input, interleaved (%s; the side that goes first alternates from job to job and round to round, so each job's rounds run in ABBA order). Reducers "
                         + "start after the last map; no speculative tasks. Task JVMs of both sides: `%s`.%n%n", cluster,
-                rounds, rounds == 1 ? "" : "s", ShuffleComparison.TASK_JVM_OPTS));
+                rounds, ShuffleComparison.TASK_JVM_OPTS));
         boolean acrossMachines = runs.stream().allMatch(m -> m.crossMachineTipcBytes() >= 0);
         s.append(!tipc
                 ? "Transport: **TCP fallback** for ours: this machine has no AF_TIPC, so our fetchers fall back to HTTP/TCP "

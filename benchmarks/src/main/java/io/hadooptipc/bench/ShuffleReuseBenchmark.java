@@ -38,10 +38,12 @@ public final class ShuffleReuseBenchmark {
     static final Side OFF = Side.OURS_REUSE_OFF;
 
     static final List<Metric> METRICS = Stream.concat(Stream.of(
-            new Metric("TIPC streams opened (STREAMS_OPENED)", "streams", m -> m.counter(TipcShuffleCounter.STREAMS_OPENED)),
-            new Metric("requests sent on a kept-alive stream (STREAMS_REUSED)", "requests",
+            new Metric("TIPC streams opened (STREAMS_OPENED)", "streams", "streams_opened",
+                    m -> m.counter(TipcShuffleCounter.STREAMS_OPENED)),
+            new Metric("requests sent on a kept-alive stream (STREAMS_REUSED)", "requests", "streams_reused",
                     m -> m.counter(TipcShuffleCounter.STREAMS_REUSED)),
-            new Metric("fetch requests over TIPC (opened + reused)", "requests", ShuffleReuseBenchmark::requests)),
+            new Metric("fetch requests over TIPC (opened + reused)", "requests", "tipc_requests",
+                    ShuffleReuseBenchmark::requests)),
             ShuffleBenchmark.METRICS.stream()).toList();
 
     /** What makes a run's figures meaningless, and the exit status it earns. */
@@ -66,7 +68,7 @@ public final class ShuffleReuseBenchmark {
             }
             String description = cluster.description() + warmUp.map(w -> " A warm-up job (" + w.name()
                     + ", reuse on) ran first on the fresh cluster and is left out.").orElse("");
-            ShuffleComparison.run(cluster, work, specs, rounds, ON, OFF, m -> {
+            ShuffleComparison.run(cluster, work, specs, 1, rounds, ON, OFF, m -> {
                 System.out.printf("round %d %-28s %-14s job %6.1f s, shuffle %6d ms (median reducer), streams opened %d, "
                                 + "reused %d, TIPC map outputs %d, TCP bytes %d, output %s%n", m.round(), m.spec().name(),
                         m.side().label, m.jobMillis() / 1e3, (long) ShuffleBenchmark.median(m, ReduceAttempt::shuffleMillis),

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 class ShuffleBenchmarkTest {
     static final Spec HEAVY = new Spec(ShuffleJob.SHUFFLE_HEAVY, 2, 8, 500);
-    static final Metric JOB_TIME = new Metric("job", "ms", Measured::jobMillis);
+    static final Metric JOB_TIME = new Metric("job", "ms", "job_ms", Measured::jobMillis);
 
     @Test
     void comparesEachRoundWithItselfThenTakesMedians() {
@@ -78,6 +78,27 @@ class ShuffleBenchmarkTest {
         assertEquals(HEAVY, ShuffleBenchmark.spec("shuffle-heavy:2:8:500"));
         assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.spec("shuffle-heavy:2:8"));
         assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.spec("terasort:2:8:500"));
+    }
+
+    @Test
+    void parsesRoundsAsACountOrARange() {
+        assertEquals(new ShuffleBenchmark.Rounds(1, 5), ShuffleBenchmark.Rounds.parse("5"));
+        assertEquals(new ShuffleBenchmark.Rounds(3, 4), ShuffleBenchmark.Rounds.parse("3-4"));
+        assertEquals("5 rounds", ShuffleBenchmark.Rounds.parse("5").toString());
+        assertEquals("1 round", ShuffleBenchmark.Rounds.parse("1").toString());
+        assertEquals("rounds 3 to 4", ShuffleBenchmark.Rounds.parse("3-4").toString());
+        assertEquals(2, ShuffleBenchmark.Rounds.parse("3-4").count());
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.Rounds.parse("4-3"));
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.Rounds.parse("0-2"));
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.Rounds.parse("1-2-3"));
+    }
+
+    @Test
+    void everyMetricHasItsColumnInResultsCsv() {
+        List<String> header = List.of(ShuffleBenchmark.CSV_HEADER.split(","));
+        for (Metric metric : ShuffleBenchmark.METRICS) {
+            assertTrue(header.contains(metric.column()), metric.column());
+        }
     }
 
     private static Measured run(Spec spec, Side side, int round, long jobMillis) {

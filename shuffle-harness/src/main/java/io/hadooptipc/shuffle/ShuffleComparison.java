@@ -104,18 +104,19 @@ public final class ShuffleComparison {
         }
     }
 
-    /** {@link #run(ShuffleCluster, Path, List, int, Side, Side, Consumer)} of the stock shuffle and ours. */
+    /** {@link #run(ShuffleCluster, Path, List, int, int, Side, Side, Consumer)} of the stock shuffle and ours, rounds 1 to {@code rounds}. */
     public static List<Measured> run(ShuffleCluster cluster, Path work, List<Spec> specs, int rounds,
                                      Consumer<Measured> done) throws Exception {
-        return run(cluster, work, specs, rounds, Side.STOCK, Side.OURS, done);
+        return run(cluster, work, specs, 1, rounds, Side.STOCK, Side.OURS, done);
     }
 
     /**
-     * Runs every spec with sides {@code a} and {@code b} on {@code cluster}, {@code rounds} times, reporting each run
-     * to {@code done} as it ends. Inputs are written under {@code work}.
+     * Runs every spec with sides {@code a} and {@code b} on {@code cluster} in rounds {@code firstRound} to
+     * {@code lastRound}, reporting each run to {@code done} as it ends. Inputs are written under {@code work}. A series
+     * measured over several sessions numbers its rounds on, so that the sides keep taking turns to go first.
      */
-    public static List<Measured> run(ShuffleCluster cluster, Path work, List<Spec> specs, int rounds, Side a, Side b,
-                                     Consumer<Measured> done) throws Exception {
+    public static List<Measured> run(ShuffleCluster cluster, Path work, List<Spec> specs, int firstRound, int lastRound,
+                                     Side a, Side b, Consumer<Measured> done) throws Exception {
         List<String> expected = new ArrayList<>();
         List<org.apache.hadoop.fs.Path> inputs = new ArrayList<>();
         for (Spec spec : specs) {
@@ -124,7 +125,7 @@ public final class ShuffleComparison {
             inputs.add(cluster.stageInput(local));
         }
         List<Measured> runs = new ArrayList<>();
-        for (int round = 1; round <= rounds; round++) {
+        for (int round = firstRound; round <= lastRound; round++) {
             for (int i = 0; i < specs.size(); i++) {
                 // Who goes first alternates from job to job and round to round, so neither side
                 // always meets the colder cluster.
