@@ -436,7 +436,41 @@ public final class IncastBenchmark {
         }
 
         private double rateRatio(String a, String b, int senders, int size) {
-            return ratio("rate", a, b, senders, size, Block::mibPerSecond);
+            return Results.median(Arrays.stream(blockRateRatios(a, b, senders, size)));
+        }
+
+        /** Rate a / rate b of every block of a point, block i of a against block i of b. */
+        private double[] blockRateRatios(String a, String b, int senders, int size) {
+            List<Block> as = blocksOf("rate", a, senders, size).toList();
+            List<Block> bs = blocksOf("rate", b, senders, size).toList();
+            return IntStream.range(0, as.size()).mapToDouble(i -> as.get(i).mibPerSecond() / bs.get(i).mibPerSecond()).toArray();
+        }
+
+        /**
+         * Java receivers against C, per point: the median of the per-block ratios, its bootstrap interval and the
+         * blocks' range, for TIPC (ours) and for TCP (the JDK's selector), what a JVM receiver costs on this machine.
+         */
+        private String javaAgainstC() {
+            StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%n### Java receivers against C (rate)%n%n"
+                    + "Per point, the median of the per-block ratios Java/C, its 95%% bootstrap interval and the lowest and"
+                    + " highest block: over TIPC our binding (`TipcSelector`), over TCP the JDK's `Selector`, the reference"
+                    + " for what a receiver in a JVM costs against C here.%n%n"
+                    + "| fan-in | partition | Java/C TIPC | 95%% interval | blocks | Java/C TCP | 95%% interval | blocks |%n"
+                    + "|---|---:|---:|---:|---:|---:|---:|---:|%n"));
+            for (int senders : senderCounts) {
+                for (int size : sizes) {
+                    s.append(String.format(Locale.ROOT, "| 1:%d | %d KiB |", senders, size >> 10));
+                    for (String transport : List.of("tipc", "tcp")) {
+                        double[] r = blockRateRatios("java-" + transport, "c-" + transport, senders, size);
+                        double[] sorted = r.clone();
+                        Arrays.sort(sorted);
+                        s.append(String.format(Locale.ROOT, " %.3f | %s | %.2f to %.2f |", Results.median(Arrays.stream(r)),
+                                Results.medianInterval95(r).format("%.3f"), sorted[0], sorted[sorted.length - 1]));
+                    }
+                    s.append('\n');
+                }
+            }
+            return s.toString();
         }
 
         private void report() throws Exception {
@@ -488,6 +522,7 @@ public final class IncastBenchmark {
                             rateRatio(CAPPED, "c-tipc", senders, size), rateRatio("c-tipc", "c-sctp", senders, size), rateRatio("java-tipc", "c-tipc", senders, size)));
                 }
             }
+            body.append(javaAgainstC());
             body.append(String.format(Locale.ROOT, "%n### CPU, 1:%d, a round every 25 ms (%% of the receiver machine's vCPU)%n%n",
                     cpuSenders)).append(String.format(Locale.ROOT, "| partition | C TIPC | C TIPC win %d | C TCP | C SCTP | Java TIPC |"
                     + " Java TCP | TIPC/TCP CPU (C) | TIPC/TCP CPU (Java) | rounds over 25 ms (C TIPC / C TCP) |%n"
