@@ -19,7 +19,7 @@ cp="$here/target/classes:$(cat "$here/target/classpath.txt" 2>/dev/null || true)
 #   build [MAVEN_ARG...]      e.g. build -pl benchmarks -am
 build() {
   if [ -z "${HADOOPTIPC_BENCH_BUILT:-}" ]; then
-    (cd "$root" && mvn -B -q "$@" package -DskipTests)
+    (cd "$root" && mvn -B -q "$@" package -DskipTests) || return
     cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
   fi
   export HADOOPTIPC_BENCH_BUILT=1
@@ -66,8 +66,8 @@ enter_testbed_machines() {
 }
 
 boot_testbed() {
-  build -pl benchmarks -am
-  "$root/src/test/testbed/tipc-vm" --prepare  # QEMU installed before its version is recorded
+  build -pl benchmarks -am || exit
+  "$root/src/test/testbed/tipc-vm" --prepare || exit  # QEMU installed before its version is recorded
   record_host testbed
   local status=0
   "$root/src/test/testbed/tipc-vm" "$@" || status=$?
