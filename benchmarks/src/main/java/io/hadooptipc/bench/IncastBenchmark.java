@@ -429,21 +429,19 @@ public final class IncastBenchmark {
 
         /** The median over blocks of a's metric over b's in the same block: drift between blocks cancels out. */
         private double ratio(String phase, String a, String b, int senders, int size, ToDoubleFunction<Block> metric) {
+            return Results.median(Arrays.stream(blockRatios(phase, a, b, senders, size, metric)));
+        }
+
+        /** Metric of a / metric of b for every block of a point, block i of a against block i of b. */
+        private double[] blockRatios(String phase, String a, String b, int senders, int size, ToDoubleFunction<Block> metric) {
             List<Block> as = blocksOf(phase, a, senders, size).toList();
             List<Block> bs = blocksOf(phase, b, senders, size).toList();
-            return Results.median(IntStream.range(0, as.size())
-                    .mapToDouble(i -> metric.applyAsDouble(as.get(i)) / metric.applyAsDouble(bs.get(i))));
+            return IntStream.range(0, as.size())
+                    .mapToDouble(i -> metric.applyAsDouble(as.get(i)) / metric.applyAsDouble(bs.get(i))).toArray();
         }
 
         private double rateRatio(String a, String b, int senders, int size) {
-            return Results.median(Arrays.stream(blockRateRatios(a, b, senders, size)));
-        }
-
-        /** Rate a / rate b of every block of a point, block i of a against block i of b. */
-        private double[] blockRateRatios(String a, String b, int senders, int size) {
-            List<Block> as = blocksOf("rate", a, senders, size).toList();
-            List<Block> bs = blocksOf("rate", b, senders, size).toList();
-            return IntStream.range(0, as.size()).mapToDouble(i -> as.get(i).mibPerSecond() / bs.get(i).mibPerSecond()).toArray();
+            return ratio("rate", a, b, senders, size, Block::mibPerSecond);
         }
 
         /**
@@ -461,11 +459,11 @@ public final class IncastBenchmark {
                 for (int size : sizes) {
                     s.append(String.format(Locale.ROOT, "| 1:%d | %d KiB |", senders, size >> 10));
                     for (String transport : List.of("tipc", "tcp")) {
-                        double[] r = blockRateRatios("java-" + transport, "c-" + transport, senders, size);
-                        double[] sorted = r.clone();
-                        Arrays.sort(sorted);
+                        double[] r = blockRatios("rate", "java-" + transport, "c-" + transport, senders, size,
+                                Block::mibPerSecond);
                         s.append(String.format(Locale.ROOT, " %.3f | %s | %.2f to %.2f |", Results.median(Arrays.stream(r)),
-                                Results.medianInterval95(r).format("%.3f"), sorted[0], sorted[sorted.length - 1]));
+                                Results.medianInterval95(r).format("%.3f"), Arrays.stream(r).min().orElseThrow(),
+                                Arrays.stream(r).max().orElseThrow()));
                     }
                     s.append('\n');
                 }
