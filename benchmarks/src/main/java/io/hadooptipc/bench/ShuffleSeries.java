@@ -27,6 +27,8 @@ import java.util.stream.Stream;
  */
 public final class ShuffleSeries {
     static final String SESSION_PREFIX = "rounds-";
+    /** The metrics whose per-round ratios the summary and the plot show: shuffle phase, its CPU, serving CPU. */
+    private static final List<Metric> PER_ROUND = ShuffleBenchmark.METRICS.subList(0, 3);
     private static final Pattern COMMIT = Pattern.compile("commit ([0-9a-f]+)( with uncommitted changes)?;");
 
     /** A job run: a row of a session's results.csv. */
@@ -150,14 +152,22 @@ public final class ShuffleSeries {
         }
     }
 
-    /** {stock, ours} of a column for every round of {@code job} in which both ran. */
-    static List<double[]> pairs(List<Run> runs, String job, String column) {
-        List<double[]> pairs = new ArrayList<>();
-        for (Run stock : runs) {
-            if (stock.job().equals(job) && stock.stock()) {
-                runs.stream().filter(o -> o.job().equals(job) && !o.stock() && o.round() == stock.round()).findFirst()
-                        .ifPresent(ours -> pairs.add(new double[]{stock.value(column), ours.value(column)}));
-            }
+    /** A round of a job in which both sides ran. */
+    record Pair(Run stock, Run ours) {
+        /** Ours/stock of a column; NaN if stock's was 0. */
+        double ratio(String column) {
+            double base = stock.value(column);
+            return base == 0 ? Double.NaN : ours.value(column) / base;
+        }
+    }
+
+    /** The rounds of {@code job} in which both sides ran, in round order. */
+    static List<Pair> pairs(List<Run> runs, String job) {
+        List<Pair> pairs = new ArrayList<>();
+        for (Run stock : runs.stream().filter(r -> r.job().equals(job) && r.stock())
+                .sorted((a, b) -> Integer.compare(a.round(), b.round())).toList()) {
+            runs.stream().filter(o -> o.job().equals(job) && !o.stock() && o.round() == stock.round()).findFirst()
+                    .ifPresent(ours -> pairs.add(new Pair(stock, ours)));
         }
         return pairs;
     }
@@ -182,16 +192,17 @@ public final class ShuffleSeries {
                     Results.median(ofJob.stream().mapToDouble(r -> r.value("reduce_shuffle_bytes") / 1024.0 / partitions))));
             s.append("| metric | stock | ours | ours/stock (median of per-round ratios) | 95% interval (bootstrap) |\n"
                     + "|---|---:|---:|---:|---:|\n");
+            List<Pair> pairs = pairs(runs, job);
             for (Metric metric : ShuffleBenchmark.METRICS) {
-                s.append(ShuffleBenchmark.row(metric, pairs(runs, job, metric.column())));
+                s.append(ShuffleBenchmark.row(metric, pairs.stream()
+                        .map(p -> new double[]{p.stock().value(metric.column()), p.ours().value(metric.column())}).toList()));
             }
-            s.append("\nours/stock per round:\n\n| round | session | ").append(ShuffleBenchmark.METRICS.stream().limit(3)
+            s.append("\nours/stock per round:\n\n| round | session | ").append(PER_ROUND.stream()
                     .map(Metric::name).collect(Collectors.joining(" | "))).append(" |\n|---:|---|---:|---:|---:|\n");
-            for (Run stock : ofJob.stream().filter(Run::stock).sorted((a, b) -> Integer.compare(a.round(), b.round())).toList()) {
-                ofJob.stream().filter(o -> !o.stock() && o.round() == stock.round()).findFirst().ifPresent(ours ->
-                        s.append(String.format("| %d | %s | %s |%n", stock.round(), stock.session(),
-                                ShuffleBenchmark.METRICS.stream().limit(3).map(m -> ratio(stock, ours, m.column()))
-                                        .collect(Collectors.joining(" | ")))));
+            for (Pair p : pairs) {
+                s.append(String.format("| %d | %s | %s |%n", p.stock().round(), p.stock().session(), PER_ROUND.stream()
+                        .map(m -> p.ratio(m.column())).map(r -> Double.isNaN(r) ? "n/a" : String.format("%.2f", r))
+                        .collect(Collectors.joining(" | "))));
             }
             List<Run> ours = ofJob.stream().filter(r -> !r.stock()).toList();
             s.append(String.format("%nOurs over all rounds: %d of %d shuffled bytes over TIPC, %d over TCP; %d map outputs via "
@@ -214,11 +225,6 @@ public final class ShuffleSeries {
         return s.toString();
     }
 
-    private static String ratio(Run stock, Run ours, String column) {
-        double base = stock.value(column);
-        return base == 0 ? "n/a" : String.format("%.2f", ours.value(column) / base);
-    }
-
     private static long sum(List<Run> runs, String column) {
         return runs.stream().mapToLong(r -> r.count(column)).sum();
     }
@@ -226,31 +232,13 @@ public final class ShuffleSeries {
     /** Ours/stock per round for each job's shuffle phase, reducers' shuffle CPU and serving CPU: the spread medians hide. */
     private static CategoryChart plot(List<Run> runs) {
         CategoryChart chart = Charts.bars("Ours/stock per round (below 1: ours cheaper)", "job and round", "ours / stock");
-        List<String> groups = new ArrayList<>();
-        List<double[]> rows = new ArrayList<>();
-        for (String job : jobs(runs)) {
-            List<Integer> rounds = runs.stream().filter(r -> r.job().equals(job)).map(Run::round).distinct().sorted().toList();
-            for (int round : rounds) {
-                Run stock = find(runs, job, round, true);
-                Run ours = find(runs, job, round, false);
-                if (stock != null && ours != null) {
-                    groups.add(job + " r" + round);
-                    rows.add(ShuffleBenchmark.METRICS.stream().limit(3).mapToDouble(m -> stock.value(m.column()) == 0
-                            ? 0 : ours.value(m.column()) / stock.value(m.column())).toArray());
-                }
-            }
-        }
-        for (int m = 0; m < 3; m++) {
-            int metric = m;
-            chart.addSeries(ShuffleBenchmark.METRICS.get(m).name(), groups,
-                    rows.stream().map(r -> (Number) r[metric]).toList());
+        List<Pair> pairs = jobs(runs).stream().flatMap(job -> pairs(runs, job).stream()).toList();
+        List<String> groups = pairs.stream().map(p -> p.stock().job() + " r" + p.stock().round()).toList();
+        for (Metric metric : PER_ROUND) {
+            chart.addSeries(metric.name(), groups, pairs.stream().map(p -> p.ratio(metric.column()))
+                    .map(r -> (Number) (Double.isNaN(r) ? 0 : r)).toList());
         }
         return chart;
-    }
-
-    private static Run find(List<Run> runs, String job, int round, boolean stock) {
-        return runs.stream().filter(r -> r.job().equals(job) && r.round() == round && r.stock() == stock).findFirst()
-                .orElse(null);
     }
 
     private ShuffleSeries() {
