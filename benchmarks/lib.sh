@@ -77,6 +77,11 @@ boot_testbed() {
   exit $status
 }
 
+# Is the code measured all committed? Results of earlier runs are not code.
+code_committed() {
+  git -C "$root" diff --quiet HEAD -- . ':!benchmarks/results' 2>/dev/null
+}
+
 # Records for the summaries (Machine reads it as -Dbench.host) what only the host knows: its CPU
 # and kernel, the commit measured, the date, the emulator and its TCG mode, and the host's load
 # before the run (a guest's load says nothing about the host's).
@@ -84,8 +89,7 @@ boot_testbed() {
 record_host() {
   local commit emulator=
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  # Results of earlier runs are not the code measured.
-  git -C "$root" diff --quiet HEAD -- . ':!benchmarks/results' 2>/dev/null || commit="$commit with uncommitted changes"
+  code_committed || commit="$commit with uncommitted changes"
   [ "${1:-}" = testbed ] && emulator=" $(qemu-system-x86_64 --version 2>/dev/null | head -n1), TCG ${TIPC_TESTBED_TCG:-multi}-threaded;"
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r); commit $commit;" \
     "$(date -u '+%Y-%m-%d %H:%M UTC');$emulator host load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)" \
