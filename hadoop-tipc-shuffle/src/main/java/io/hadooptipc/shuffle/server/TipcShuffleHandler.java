@@ -87,11 +87,12 @@ public class TipcShuffleHandler extends ShuffleHandler {
         Set<String> identities = new LinkedHashSet<>();
         names.forEach(n -> identities.add(n.toString()));
         Encryption encryption = Encryption.of(conf);
+        ShuffleChannelHandlerContext context = tipcContext(port);
+        // A request waits as long as stock lets a kept-alive connection idle, in stock's reading of the key.
         TipcShuffleServer server = TipcShuffleServer.start(type, names, new TipcShuffleChannelInitializer(
-                stockPipeline(encryption, port), identities, tipcMetrics,
+                stockPipeline(context, encryption), identities, tipcMetrics,
                 positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
-                TimeUnit.SECONDS.toMillis(conf.getInt(SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT,
-                        DEFAULT_SHUFFLE_CONNECTION_KEEP_ALIVE_TIME_OUT)),
+                TimeUnit.SECONDS.toMillis(context.connectionKeepAliveTimeOut),
                 conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS)), threads(conf));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
@@ -140,13 +141,12 @@ public class TipcShuffleHandler extends ShuffleHandler {
     }
 
     /**
-     * Stock's pipeline for TIPC connections: stock's handler context made TIPC's, and with TLS over
-     * TIPC stock's own SSL factory, which puts stock's {@code SslHandler} first. Package-private: the
-     * pipeline test serves it on loopback TCP.
+     * Stock's pipeline for TIPC connections on a {@link #tipcContext}, with TLS over TIPC stock's own
+     * SSL factory, which puts stock's {@code SslHandler} first. Package-private: the pipeline test
+     * serves it on loopback TCP.
      */
-    ShuffleChannelInitializer stockPipeline(Encryption encryption, int port) {
-        return new ShuffleChannelInitializer(tipcContext(createHandlerContext(), port),
-                encryption == Encryption.TLS ? StockSslFactory.of(this) : null);
+    ShuffleChannelInitializer stockPipeline(ShuffleChannelHandlerContext context, Encryption encryption) {
+        return new ShuffleChannelInitializer(context, encryption == Encryption.TLS ? StockSslFactory.of(this) : null);
     }
 
     /**
@@ -156,7 +156,8 @@ public class TipcShuffleHandler extends ShuffleHandler {
      * connection limit, which {@link ConnectionLimit} applies. A UrlHash signs the HTTP port,
      * which the context must know.
      */
-    private static ShuffleChannelHandlerContext tipcContext(ShuffleChannelHandlerContext stock, int port) {
+    ShuffleChannelHandlerContext tipcContext(int port) {
+        ShuffleChannelHandlerContext stock = createHandlerContext();
         Configuration conf = new Configuration(stock.conf);
         conf.setBoolean(SHUFFLE_CONNECTION_KEEP_ALIVE_ENABLED, true);
         conf.setInt(MAX_SHUFFLE_CONNECTIONS, 0);

@@ -73,7 +73,7 @@ class TipcPipelineTest {
     /** Our handler (serving HTTP/TCP only on this host) that lends the stock pipeline it makes for TIPC connections. */
     static final class PipelineSource extends TipcShuffleHandler {
         ShuffleChannelInitializer pipeline() {
-            return stockPipeline(Encryption.of(getConfig()), httpPort);
+            return stockPipeline(tipcContext(httpPort), Encryption.of(getConfig()));
         }
     }
 
