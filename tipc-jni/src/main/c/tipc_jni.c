@@ -38,12 +38,14 @@ static inline jlong result(jlong r)
 /* Evaluates a system call again for as long as it fails with EINTR. */
 #define RESTARTED(call) ({ long r_; do r_ = (call); while (r_ < 0 && errno == EINTR); r_; })
 
-/* Notes when a timeout begins. Only a positive one needs the clock: a wait forever or none at
- * all, as a selector makes on every wake-up, reads no clock. */
-static void timeout_begins(int timeout, struct timespec *start)
+/* When a timeout begins. Only a positive one needs the clock: a wait forever or none at all, as
+ * a selector makes on every wake-up, reads no clock. */
+static struct timespec timeout_begins(int timeout)
 {
+    struct timespec start = { 0, 0 };
     if (timeout > 0)
-        clock_gettime(CLOCK_MONOTONIC, start);
+        clock_gettime(CLOCK_MONOTONIC, &start);
+    return start;
 }
 
 /* Milliseconds left of a timeout that began at *start; a negative timeout (forever) stays. */
@@ -218,8 +220,7 @@ static jint JNI(close)(JNIEnv *env, jclass cls, jint fd)
 static jint JNI(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint timeout)
 {
     struct pollfd p = { .fd = fd, .events = events };
-    struct timespec start = { 0, 0 };
-    timeout_begins(timeout, &start);
+    struct timespec start = timeout_begins(timeout);
     int r = RESTARTED(poll(&p, 1, time_left(timeout, &start)));
     return r > 0 ? p.revents : result(r);
 }
@@ -240,8 +241,7 @@ static jint JNI(epollWait)(JNIEnv *env, jclass cls, jint epfd, jintArray out, ji
     struct epoll_event events[MAX_EVENTS];
     jint pairs[2 * MAX_EVENTS];
     int max = (*env)->GetArrayLength(env, out) / 2;
-    struct timespec start = { 0, 0 };
-    timeout_begins(timeout, &start);
+    struct timespec start = timeout_begins(timeout);
     int n = RESTARTED(epoll_wait(epfd, events, max < MAX_EVENTS ? max : MAX_EVENTS, time_left(timeout, &start)));
     for (int i = 0; i < n; i++) {
         pairs[2 * i] = events[i].data.fd;
