@@ -167,10 +167,13 @@ final class ReadmeFigures {
         return figures;
     }
 
-    /** Every number in a results folder's text files (summary.md, the run's log); not the CSV's raw rows. */
+    /**
+     * Every number in a results folder's text files (summary.md, the run's log), its sub-folders' too (a series'
+     * sessions, {@code rounds-K-N/}); not the CSV's raw rows.
+     */
     static List<BigDecimal> numbersIn(Path resultsDir) {
         List<BigDecimal> numbers = new ArrayList<>();
-        try (Stream<Path> files = Files.list(resultsDir)) {
+        try (Stream<Path> files = Files.walk(resultsDir)) {
             for (Path file : files.filter(f -> f.toString().matches(".*\\.(md|log|txt)")).toList()) {
                 Matcher m = RESULT_NUMBER.matcher(Files.readString(file));
                 while (m.find()) {

@@ -84,11 +84,12 @@ class ReadmeFiguresTest {
     }
 
     @Test
-    void resultsAreTheNumbersOfTheRunsTextFilesButNotItsCsvOrVersions(@TempDir Path run) throws IOException {
+    void resultsAreTheNumbersOfTheRunsTextFilesAndItsSessionsButNotItsCsvOrVersions(@TempDir Path run) throws IOException {
         Files.writeString(run.resolve("summary.md"), "kernel 6.18.44, 292,613 bytes, ratio 0.62.\n");
         Files.writeString(run.resolve("bin-run.log"), "elapsed 916.17 s\n");
         Files.writeString(run.resolve("results.csv"), "ratio\n0.73\n");
-        assertEquals(List.of("0.62", "292613", "916.17"),
+        Files.writeString(Files.createDirectory(run.resolve("rounds-2-2")).resolve("summary.md"), "first job 0.90\n");
+        assertEquals(List.of("0.62", "0.90", "292613", "916.17"),
                 ReadmeFigures.numbersIn(run).stream().map(BigDecimal::toPlainString).sorted().toList());
     }
 
