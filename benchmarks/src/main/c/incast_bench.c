@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <linux/sctp.h>
 #include <linux/tipc.h>
@@ -149,6 +149,8 @@ static void cpu_jiffies(unsigned long long *busy, unsigned long long *total)
     *busy = *total - v[3] - v[4]; /* all but idle and iowait */
 }
 
+/* Waits on an epoll set, as the Java receivers' selectors do, so that Java against C compares the
+ * binding and not poll(2), which re-arms every descriptor on every call, with epoll. */
 static void run_receiver(int argc, char **argv)
 {
     const char *transport = argv[2];
@@ -156,11 +158,19 @@ static void run_receiver(int argc, char **argv)
     uint32_t size = strtoul(argv[4], NULL, 0);
     long period_us = atol(argv[5]);
     int n = argc - 6;
-    struct pollfd *fds = calloc(n, sizeof(*fds));
+    int *fds = calloc(n, sizeof(*fds));
     uint32_t *remaining = calloc(n, sizeof(*remaining));
+    struct epoll_event *ready = calloc(n, sizeof(*ready));
     static char sink[MAX_PARTITION];
-    for (int i = 0; i < n; i++)
-        fds[i] = (struct pollfd){ .fd = connect_peer(transport, argv[6 + i]), .events = POLLIN };
+    int ep = epoll_create1(0);
+    if (ep < 0)
+        die("epoll_create1");
+    for (int i = 0; i < n; i++) {
+        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+        fds[i] = connect_peer(transport, argv[6 + i]);
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) < 0)
+            die("epoll_ctl");
+    }
 
     unsigned long long busy0, total0, busy1, total1;
     cpu_jiffies(&busy0, &total0);
@@ -168,24 +178,23 @@ static void run_receiver(int argc, char **argv)
     for (int r = 0; r < rounds; r++) {
         double start = now();
         for (int i = 0; i < n; i++) {
-            fds[i].fd = abs(fds[i].fd);
-            write_all(fds[i].fd, (char *)&size, sizeof(size));
+            write_all(fds[i], (char *)&size, sizeof(size));
             remaining[i] = size;
         }
         for (int pending = n; pending > 0;) {
-            if (poll(fds, n, -1) < 0)
-                die("poll");
-            for (int i = 0; i < n; i++) {
-                if (!fds[i].revents || fds[i].fd < 0)
+            int k = epoll_wait(ep, ready, n, -1);
+            if (k < 0 && errno != EINTR)
+                die("epoll_wait");
+            for (int j = 0; j < k; j++) {
+                int i = ready[j].data.u32;
+                if (remaining[i] == 0) /* done this round; as the Java receivers, read nothing */
                     continue;
-                ssize_t got = read(fds[i].fd, sink, remaining[i]);
+                ssize_t got = read(fds[i], sink, remaining[i]);
                 if (got <= 0)
                     die(got == 0 ? "read: sender closed" : "read");
                 remaining[i] -= got;
-                if (remaining[i] == 0) { /* a negative fd: poll skips this sender until the next round */
-                    fds[i].fd = -fds[i].fd;
+                if (remaining[i] == 0)
                     pending--;
-                }
             }
         }
         printf("%.7f\n", now() - start);
