@@ -4,9 +4,7 @@ import java.io.FileDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * The JNI shim: one static method per system call. Every int/long result is the
@@ -82,10 +80,12 @@ final class TipcNative {
                 if (in == null) {
                     return new UnsatisfiedLinkError(LIBRARY + " is missing from the classpath");
                 }
-                Path copy = Files.createTempFile("libhadooptipc", ".so");
-                copy.toFile().deleteOnExit();
-                Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
-                loadAndRegister(copy);
+                Path copy = LibraryCopy.create(in, Path.of(System.getProperty("java.io.tmpdir")));
+                try {
+                    loadAndRegister(copy);
+                } finally {
+                    copy.toFile().delete(); // the library stays mapped
+                }
             }
             return null;
         } catch (IOException | UnsatisfiedLinkError | SecurityException e) {
