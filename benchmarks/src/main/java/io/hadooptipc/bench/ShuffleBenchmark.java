@@ -35,7 +35,7 @@ import java.util.stream.Collectors;
  * machine 1: environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN},
  * {@code HADOOP_CLUSTER_NIC}). ROUNDS is {@code N} (rounds 1 to N) or {@code K-N} (see {@link Rounds}). Each SPEC is {@code job:maps:reduces:records} with job
  * {@code wordcount} or {@code shuffle-heavy}; a SPEC written {@code warm-up=job:maps:reduces:records} is run once
- * with the stock shuffle before the rounds and left out of the results.
+ * with each shuffle before the rounds and left out of the results.
  */
 public final class ShuffleBenchmark {
     private static final String WARM_UP = "warm-up=";
@@ -110,10 +110,11 @@ public final class ShuffleBenchmark {
         Path work = Files.createTempDirectory("shuffle-bench");
         List<Measured> runs = new ArrayList<>();
         try (ShuffleCluster cluster = cluster(args[0])) {
-            if (warmUp.isPresent()) {
-                Measured m = ShuffleComparison.warmUp(cluster, work, warmUp.get(), Side.STOCK);
-                System.out.printf("warm-up %-20s stock job %6.1f s, output %s (left out of the results)%n",
-                        m.spec().name(), m.jobMillis() / 1e3, m.correct() ? "correct" : "WRONG");
+            // Each side warms up once, so that neither loads its NodeManager serving path during a measured job.
+            for (Side side : warmUp.isPresent() ? List.of(Side.STOCK, Side.OURS) : List.<Side>of()) {
+                Measured m = ShuffleComparison.warmUp(cluster, work, warmUp.get(), side);
+                System.out.printf("warm-up %-20s %-5s job %6.1f s, output %s (left out of the results)%n",
+                        m.spec().name(), side.label, m.jobMillis() / 1e3, m.correct() ? "correct" : "WRONG");
             }
             ShuffleComparison.run(cluster, work, specs, rounds.first(), rounds.last(), Side.STOCK, Side.OURS, m -> {
                 System.out.printf("round %d %-20s %-5s job %6.1f s, shuffle %6d ms (median reducer), %s, output %s%n",
@@ -123,8 +124,8 @@ public final class ShuffleBenchmark {
                 // Written after every stock/ours pair: a run cut short (the VM's time limit) keeps what it measured.
                 if (partner(runs, m).isPresent()) {
                     try {
-                        report(out, cluster.description() + warmUp.map(w -> " A warm-up job (" + w.name()
-                                + ", stock shuffle) ran first on the fresh cluster and is left out.").orElse(""),
+                        report(out, cluster.description() + warmUp.map(w -> " Warm-up jobs (" + w.name()
+                                + ", the stock shuffle, then ours) ran first on the fresh cluster and are left out.").orElse(""),
                                 specs, runs, rounds, tipc);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +22,8 @@ import java.util.stream.Stream;
  * same jobs on the same commit, each in a folder {@code rounds-K-N} of DIR with its own results.csv and summary.md: a
  * full series needs more of the machine than one session has. Writes DIR's results.csv (every stock/ours pair of
  * every session), plot.png (ours/stock per round) and summary.md: per job and metric, medians over all rounds and the
- * median of the per-round ratios ours/stock with its bootstrap interval, and each session's provenance.
+ * median of the per-round ratios ours/stock with its bootstrap interval, the same with the order balanced (who went
+ * first), and each session's provenance.
  * <p>Arguments: {@code DIR}. Exits 1, writing nothing, if the sessions measured different commits (or one had
  * uncommitted changes), ran different jobs, or measured a round twice.
  */
@@ -31,8 +33,8 @@ public final class ShuffleSeries {
     private static final List<Metric> PER_ROUND = ShuffleBenchmark.METRICS.subList(0, 3);
     private static final Pattern COMMIT = Pattern.compile("commit ([0-9a-f]+)( with uncommitted changes)?;");
 
-    /** A job run: a row of a session's results.csv. */
-    record Run(String session, Map<String, String> fields) {
+    /** A job run: a row of a session's results.csv, which lists runs in the order they ran. */
+    record Run(String session, int row, Map<String, String> fields) {
         int round() {
             return Integer.parseInt(fields.get("round"));
         }
@@ -87,7 +89,7 @@ public final class ShuffleSeries {
                 for (int i = 0; i < header.length; i++) {
                     fields.put(header[i], values[i]);
                 }
-                runs.add(new Run(name, fields));
+                runs.add(new Run(name, runs.size(), fields));
             }
             return new Session(name, machine, loadAfter, commit.group(1) + (commit.group(2) == null ? "" : commit.group(2)),
                     runs);
@@ -159,6 +161,32 @@ public final class ShuffleSeries {
             double base = stock.value(column);
             return base == 0 ? Double.NaN : ours.value(column) / base;
         }
+
+        boolean stockFirst() {
+            return stock.row() < ours.row();
+        }
+    }
+
+    /**
+     * Ours/stock of a column with the order balanced: the geometric mean of the k-th round in which stock went first
+     * and the k-th in which ours did, for every k both orders have; going first or second then weighs on both sides
+     * alike. One value per such pair of rounds, in round order.
+     */
+    static double[] balanced(List<Pair> pairs, String column) {
+        List<Pair> stockFirst = pairs.stream().filter(Pair::stockFirst).toList();
+        List<Pair> oursFirst = pairs.stream().filter(p -> !p.stockFirst()).toList();
+        double[] balanced = new double[Math.min(stockFirst.size(), oursFirst.size())];
+        for (int k = 0; k < balanced.length; k++) {
+            balanced[k] = Math.sqrt(stockFirst.get(k).ratio(column) * oursFirst.get(k).ratio(column));
+        }
+        return balanced;
+    }
+
+    /** The median of ours/stock in the rounds in which {@code stockFirst} says who went first. */
+    private static String byOrder(List<Pair> pairs, String column, boolean stockFirst) {
+        double median = Results.median(pairs.stream().filter(p -> p.stockFirst() == stockFirst)
+                .mapToDouble(p -> p.ratio(column)).filter(r -> !Double.isNaN(r)));
+        return Double.isNaN(median) ? "n/a" : String.format("%.2f", median);
     }
 
     /** The rounds of {@code job} in which both sides ran, in round order. */
@@ -197,12 +225,25 @@ public final class ShuffleSeries {
                 s.append(ShuffleBenchmark.row(metric, pairs.stream()
                         .map(p -> new double[]{p.stock().value(metric.column()), p.ours().value(metric.column())}).toList()));
             }
-            s.append("\nours/stock per round:\n\n| round | session | ").append(PER_ROUND.stream()
-                    .map(Metric::name).collect(Collectors.joining(" | "))).append(" |\n|---:|---|---:|---:|---:|\n");
+            s.append("\nours/stock per round:\n\n| round | first | session | ").append(PER_ROUND.stream()
+                    .map(Metric::name).collect(Collectors.joining(" | "))).append(" |\n|---:|---|---|---:|---:|---:|\n");
             for (Pair p : pairs) {
-                s.append(String.format("| %d | %s | %s |%n", p.stock().round(), p.stock().session(), PER_ROUND.stream()
-                        .map(m -> p.ratio(m.column())).map(r -> Double.isNaN(r) ? "n/a" : String.format("%.2f", r))
-                        .collect(Collectors.joining(" | "))));
+                s.append(String.format("| %d | %s | %s | %s |%n", p.stock().round(), p.stockFirst() ? "stock" : "ours",
+                        p.stock().session(), PER_ROUND.stream().map(m -> p.ratio(m.column()))
+                                .map(r -> Double.isNaN(r) ? "n/a" : String.format("%.2f", r))
+                                .collect(Collectors.joining(" | "))));
+            }
+            s.append(String.format("%nOrder balanced: ours/stock over the rounds in which stock went first and over those in"
+                    + " which ours did (medians), and the geometric mean of the k-th round of each order (pairs of rounds:"
+                    + " %d), its median with a bootstrap interval.%n%n| metric | stock first | ours first |"
+                    + " balanced (median) | 95%% interval (bootstrap) |%n|---|---:|---:|---:|---:|%n",
+                    balanced(pairs, PER_ROUND.get(0).column()).length));
+            for (Metric metric : PER_ROUND) {
+                double[] balanced = balanced(pairs, metric.column());
+                double median = Results.median(Arrays.stream(balanced));
+                s.append(String.format("| %s | %s | %s | %s | %s |%n", metric.name(), byOrder(pairs, metric.column(), true),
+                        byOrder(pairs, metric.column(), false), Double.isNaN(median) ? "n/a" : String.format("%.2f", median),
+                        Results.medianInterval95(balanced).format("%.2f")));
             }
             List<Run> ours = ofJob.stream().filter(r -> !r.stock()).toList();
             s.append(String.format("%nOurs over all rounds: %d of %d shuffled bytes over TIPC, %d over TCP; %d map outputs via "

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,8 +34,12 @@ class ShuffleSeriesTest {
         // Shuffle phase ratios 0.5, 1.5, 0.5 over both sessions: their median, not the ratio of the medians (200 / 200).
         assertTrue(summary.contains("| shuffle phase, median reducer (wall) (ms) | 200 | 200 | 0.50 | 0.50 to 1.50 |"), summary);
         assertTrue(summary.contains("| NodeManager shuffle-serving CPU (ms) | 8 | 4 | 0.50 | 0.25 to 0.50 |"), summary);
-        assertTrue(summary.contains("| 2 | rounds-1-2 | 1.50 | 1.50 | 0.50 |"), summary);
-        assertTrue(summary.contains("| 3 | rounds-3-3 | 0.50 | 0.50 | 0.50 |"), summary);
+        assertTrue(summary.contains("| 2 | ours | rounds-1-2 | 1.50 | 1.50 | 0.50 |"), summary);
+        assertTrue(summary.contains("| 3 | stock | rounds-3-3 | 0.50 | 0.50 | 0.50 |"), summary);
+        // Order balanced: round 1 (stock first) with round 2 (ours first); round 3 has no partner yet.
+        assertTrue(summary.contains("(pairs of rounds: 1)"), summary);
+        assertTrue(summary.contains("| shuffle phase, median reducer (wall) | 0.50 | 1.50 | 0.87 | n/a |"), summary);
+        assertTrue(summary.contains("| NodeManager shuffle-serving CPU | 0.38 | 0.50 | 0.35 | n/a |"), summary);
         assertTrue(summary.contains("600 of 600 shuffled bytes over TIPC, 0 over TCP"), summary);
         assertTrue(summary.contains("byte-identical to the stock shuffle's in every round: yes"), summary);
         assertTrue(summary.contains("- [rounds-1-2](rounds-1-2/summary.md), rounds 1, 2: testbed; commit abc1234; "
@@ -46,6 +52,32 @@ class ShuffleSeriesTest {
         assertTrue(csv.get(6).startsWith("rounds-3-3,3,shuffle-heavy,2,2,ours,"), csv.get(6));
         assertTrue(Files.size(dir.resolve("plot.png")) > 0);
         assertFalse(Files.exists(dir.resolve("plot-cpu.png")));
+    }
+
+    @Test
+    void balancesTheKthRoundOfEachOrder() {
+        List<ShuffleSeries.Pair> pairs = List.of(pair(1, true, 100, 50), pair(2, false, 100, 200), pair(3, true, 100, 80),
+                pair(4, false, 100, 125), pair(5, true, 100, 10));
+        double[] balanced = ShuffleSeries.balanced(pairs, "shuffle_ms_median");
+        assertEquals(2, balanced.length, "round 5 has no ours-first partner");
+        assertEquals(1.0, balanced[0], 1e-9, "sqrt(0.5 * 2.0)");
+        assertEquals(1.0, balanced[1], 1e-9, "sqrt(0.8 * 1.25)");
+    }
+
+    private static ShuffleSeries.Pair pair(int round, boolean stockFirst, long stockMillis, long oursMillis) {
+        ShuffleSeries.Run stock = run(stockFirst ? 0 : 1, row(round, "stock", stockMillis, 1, 1));
+        ShuffleSeries.Run ours = run(stockFirst ? 1 : 0, row(round, "ours", oursMillis, 1, 1));
+        return new ShuffleSeries.Pair(stock, ours);
+    }
+
+    private static ShuffleSeries.Run run(int row, String csvRow) {
+        String[] header = ShuffleBenchmark.CSV_HEADER.split(",");
+        String[] values = csvRow.split(",");
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (int i = 0; i < header.length; i++) {
+            fields.put(header[i], values[i]);
+        }
+        return new ShuffleSeries.Run("rounds-1-5", row, fields);
     }
 
     @Test
