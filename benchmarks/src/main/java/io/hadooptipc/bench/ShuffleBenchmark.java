@@ -169,14 +169,15 @@ public final class ShuffleBenchmark {
         }
         for (Spec spec : runs.stream().map(Measured::spec).distinct().toList()) {
             s.append(String.format("%s ours/stock: shuffle phase %s, reducers' shuffle CPU %s, NodeManager serving CPU %s%n",
-                    spec.name(), ratio(compare(runs, spec, METRICS.get(0))), ratio(compare(runs, spec, METRICS.get(1))),
-                    ratio(compare(runs, spec, METRICS.get(2)))));
+                    spec.name(), ratio(compare(runs, spec, METRICS.get(0)).ratio()), ratio(compare(runs, spec, METRICS.get(1)).ratio()),
+                    ratio(compare(runs, spec, METRICS.get(2)).ratio())));
         }
         return s.append("output identical to stock: ").append(allGood ? "yes" : "no").append('\n').toString();
     }
 
-    private static String ratio(Compared c) {
-        return Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio());
+    /** A ratio as the summaries print it: two decimals, or n/a where it could not be taken. */
+    static String ratio(double ratio) {
+        return Double.isNaN(ratio) ? "n/a" : String.format("%.2f", ratio);
     }
 
     private static void report(Path out, String cluster, List<Spec> allSpecs, List<Measured> runs, Rounds rounds,
@@ -278,7 +279,7 @@ public final class ShuffleBenchmark {
     static String row(Metric metric, List<double[]> rounds) {
         Compared c = compare(rounds);
         return String.format("| %s (%s) | %.0f | %.0f | %s | %s |%n", metric.name(), metric.unit(), c.base(), c.other(),
-                Double.isNaN(c.ratio()) ? "n/a" : String.format("%.2f", c.ratio()), ratioInterval(rounds).format("%.2f"));
+                ratio(c.ratio()), ratioInterval(rounds).format("%.2f"));
     }
 
     /** {base, other} of a metric for every round in which both sides of {@code spec} ran. */

@@ -184,9 +184,8 @@ public final class ShuffleSeries {
 
     /** The median of ours/stock in the rounds in which {@code stockFirst} says who went first. */
     private static String byOrder(List<Pair> pairs, String column, boolean stockFirst) {
-        double median = Results.median(pairs.stream().filter(p -> p.stockFirst() == stockFirst)
-                .mapToDouble(p -> p.ratio(column)).filter(r -> !Double.isNaN(r)));
-        return Double.isNaN(median) ? "n/a" : String.format("%.2f", median);
+        return ShuffleBenchmark.ratio(Results.median(pairs.stream().filter(p -> p.stockFirst() == stockFirst)
+                .mapToDouble(p -> p.ratio(column)).filter(r -> !Double.isNaN(r))));
     }
 
     /** The rounds of {@code job} in which both sides ran, in round order. */
@@ -229,8 +228,7 @@ public final class ShuffleSeries {
                     .map(Metric::name).collect(Collectors.joining(" | "))).append(" |\n|---:|---|---|---:|---:|---:|\n");
             for (Pair p : pairs) {
                 s.append(String.format("| %d | %s | %s | %s |%n", p.stock().round(), p.stockFirst() ? "stock" : "ours",
-                        p.stock().session(), PER_ROUND.stream().map(m -> p.ratio(m.column()))
-                                .map(r -> Double.isNaN(r) ? "n/a" : String.format("%.2f", r))
+                        p.stock().session(), PER_ROUND.stream().map(m -> ShuffleBenchmark.ratio(p.ratio(m.column())))
                                 .collect(Collectors.joining(" | "))));
             }
             s.append(String.format("%nOrder balanced: ours/stock over the rounds in which stock went first and over those in"
@@ -240,9 +238,8 @@ public final class ShuffleSeries {
                     balanced(pairs, PER_ROUND.get(0).column()).length));
             for (Metric metric : PER_ROUND) {
                 double[] balanced = balanced(pairs, metric.column());
-                double median = Results.median(Arrays.stream(balanced));
                 s.append(String.format("| %s | %s | %s | %s | %s |%n", metric.name(), byOrder(pairs, metric.column(), true),
-                        byOrder(pairs, metric.column(), false), Double.isNaN(median) ? "n/a" : String.format("%.2f", median),
+                        byOrder(pairs, metric.column(), false), ShuffleBenchmark.ratio(Results.median(Arrays.stream(balanced))),
                         Results.medianInterval95(balanced).format("%.2f")));
             }
             List<Run> ours = ofJob.stream().filter(r -> !r.stock()).toList();
