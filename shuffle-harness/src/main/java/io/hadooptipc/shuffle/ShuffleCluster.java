@@ -20,7 +20,7 @@ public interface ShuffleCluster extends AutoCloseable {
     /** The client configuration jobs are submitted with. */
     Configuration config();
 
-    /** Makes a job input written locally readable by the cluster's tasks; where they read it. */
+    /** Makes a job input written locally readable by the cluster's tasks; where they read it. Staged again, it replaces the first copy. */
     Path stageInput(java.nio.file.Path local) throws IOException;
 
     /** Where a job writes its output named {@code name}. */
