@@ -76,8 +76,7 @@ public final class FaultDrill {
         java.nio.file.Path work = Files.createTempDirectory("shuffle-faults");
         String expected = SPEC.job().writeInput(work.resolve("in"), SPEC.maps(), SPEC.records());
         List<Outcome> outcomes = new java.util.ArrayList<>();
-        try (TestbedCluster cluster = TestbedCluster.connect(Integer.parseInt(System.getenv("TIPC_TESTBED_MACHINES")),
-                java.nio.file.Path.of(System.getenv("HADOOP_CLUSTER_RUN")), System.getenv("HADOOP_CLUSTER_NIC"))) {
+        try (TestbedCluster cluster = TestbedCluster.connect(0)) {
             Path input = cluster.stageInput(work.resolve("in"));
             progress("stock reference job");
             ShuffleCluster.Result reference = ShuffleJobRunner.collect(

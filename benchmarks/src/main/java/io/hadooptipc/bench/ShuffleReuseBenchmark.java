@@ -60,7 +60,7 @@ public final class ShuffleReuseBenchmark {
         System.out.println("TIPC on this node: " + Tipc.availability());
         Path work = Files.createTempDirectory("shuffle-reuse");
         List<Measured> runs = new ArrayList<>();
-        try (ShuffleCluster cluster = ShuffleBenchmark.cluster(args[0])) {
+        try (ShuffleCluster cluster = ShuffleBenchmark.cluster(args[0], 0)) {
             if (warmUp.isPresent()) {
                 Measured m = ShuffleComparison.warmUp(cluster, work, warmUp.get(), ON);
                 System.out.printf("warm-up %-28s %s job %6.1f s, output %s (left out of the results)%n",

@@ -8,6 +8,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -39,14 +40,16 @@ final class TestbedCluster implements ShuffleCluster {
     private final Configuration conf;
     private final FileSystem fs;
     private final int machines;
+    private final int tasksAtOnce;
     private final java.nio.file.Path probes;
     private final String nic;
     private int probe;
 
-    private TestbedCluster(Configuration conf, FileSystem fs, int machines, java.nio.file.Path run, String nic) {
+    private TestbedCluster(Configuration conf, FileSystem fs, int machines, int tasksAtOnce, java.nio.file.Path run, String nic) {
         this.conf = conf;
         this.fs = fs;
         this.machines = machines;
+        this.tasksAtOnce = tasksAtOnce;
         this.probes = run.resolve("probes");
         this.nic = nic;
     }
@@ -54,9 +57,14 @@ final class TestbedCluster implements ShuffleCluster {
     /**
      * Connects once all {@code machines} NodeManagers are running and as many DataNodes live, with HDFS out of
      * safe mode. {@code run} is the cluster script's shared run directory, {@code nic} this machine's TIPC bearer.
+     * A job runs at most {@code tasksAtOnce} maps and as many reducers at a time ({@code mapreduce.job.running.map.limit}
+     * and {@code .reduce.limit}; 0, Hadoop's default, for no limit).
      */
-    static TestbedCluster connect(int machines, java.nio.file.Path run, String nic) throws IOException, InterruptedException {
+    static TestbedCluster connect(int machines, int tasksAtOnce, java.nio.file.Path run, String nic)
+            throws IOException, InterruptedException {
         JobConf conf = new JobConf(new YarnConfiguration());
+        conf.setInt(MRJobConfig.JOB_RUNNING_MAP_LIMIT, tasksAtOnce);
+        conf.setInt(MRJobConfig.JOB_RUNNING_REDUCE_LIMIT, tasksAtOnce);
         // Tasks time their shuffle with TimedShuffleConsumer, which no node has installed: it goes with each job.
         conf.set("tmpjars", TimedShuffleConsumer.class.getProtectionDomain().getCodeSource().getLocation().toString());
         long deadline = System.currentTimeMillis() + 900_000;
@@ -78,7 +86,13 @@ final class TestbedCluster implements ShuffleCluster {
                 || dfs.setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_GET)) {
             awaitUntil(deadline, "DataNodes to register with the NameNode and HDFS to leave safe mode");
         }
-        return new TestbedCluster(conf, dfs, machines, run, nic);
+        return new TestbedCluster(conf, dfs, machines, tasksAtOnce, run, nic);
+    }
+
+    /** {@link #connect} to the cluster of the testbed machine this runs on, as {@code hadoop-cluster} describes it in the environment. */
+    static TestbedCluster connect(int tasksAtOnce) throws IOException, InterruptedException {
+        return connect(Integer.parseInt(System.getenv("TIPC_TESTBED_MACHINES")), tasksAtOnce,
+                java.nio.file.Path.of(System.getenv("HADOOP_CLUSTER_RUN")), System.getenv("HADOOP_CLUSTER_NIC"));
     }
 
     private static void awaitUntil(long deadline, String what) throws IOException, InterruptedException {
@@ -203,7 +217,9 @@ final class TestbedCluster implements ShuffleCluster {
                 + "JobHistoryServer on m1, a DataNode and a NodeManager with `TipcShuffleHandler` on every machine, "
                 + "installed from our distribution tarball. Map tasks run only on "
                 + (machines == 2 ? "m2" : "m2..m" + machines) + " (node label), reducers and ApplicationMasters on m1, so every shuffled byte crosses a TIPC link "
-                + "(or, for the stock shuffle, TCP over the same wire).";
+                + "(or, for the stock shuffle, TCP over the same wire)."
+                + (tasksAtOnce > 0 ? " A job runs at most " + tasksAtOnce + " maps and " + tasksAtOnce + " reducers at a time "
+                + "(`mapreduce.job.running.map.limit` and `.reduce.limit`), one per vCPU of a machine." : "");
     }
 
     @Override
