@@ -3,6 +3,7 @@ package io.hadooptipc.bench;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +33,8 @@ class TestbedClusterTest {
         FileStatus[] files = fs.listStatus(staged, p -> !p.getName().startsWith("."));
         assertArrayEquals(new String[] {"part-0", "part-1"},
                 Arrays.stream(files).map(f -> f.getPath().getName()).sorted().toArray(String[]::new));
-        assertEquals("b\n", new String(fs.open(new org.apache.hadoop.fs.Path(staged, "part-1")).readAllBytes(),
-                StandardCharsets.UTF_8));
+        try (InputStream in = fs.open(new org.apache.hadoop.fs.Path(staged, "part-1"))) {
+            assertEquals("b\n", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
     }
 }
