@@ -40,16 +40,14 @@ final class TestbedCluster implements ShuffleCluster {
     private final Configuration conf;
     private final FileSystem fs;
     private final int machines;
-    private final int tasksAtOnce;
     private final java.nio.file.Path probes;
     private final String nic;
     private int probe;
 
-    private TestbedCluster(Configuration conf, FileSystem fs, int machines, int tasksAtOnce, java.nio.file.Path run, String nic) {
+    private TestbedCluster(Configuration conf, FileSystem fs, int machines, java.nio.file.Path run, String nic) {
         this.conf = conf;
         this.fs = fs;
         this.machines = machines;
-        this.tasksAtOnce = tasksAtOnce;
         this.probes = run.resolve("probes");
         this.nic = nic;
     }
@@ -86,7 +84,7 @@ final class TestbedCluster implements ShuffleCluster {
                 || dfs.setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_GET)) {
             awaitUntil(deadline, "DataNodes to register with the NameNode and HDFS to leave safe mode");
         }
-        return new TestbedCluster(conf, dfs, machines, tasksAtOnce, run, nic);
+        return new TestbedCluster(conf, dfs, machines, run, nic);
     }
 
     /** {@link #connect} to the cluster of the testbed machine this runs on, as {@code hadoop-cluster} describes it in the environment. */
@@ -212,14 +210,16 @@ final class TestbedCluster implements ShuffleCluster {
 
     @Override
     public String description() {
+        int mapLimit = conf.getInt(MRJobConfig.JOB_RUNNING_MAP_LIMIT, MRJobConfig.DEFAULT_JOB_RUNNING_MAP_LIMIT);
+        int reduceLimit = conf.getInt(MRJobConfig.JOB_RUNNING_REDUCE_LIMIT, MRJobConfig.DEFAULT_JOB_RUNNING_REDUCE_LIMIT);
         return machines + " testbed machines (separate QEMU guests, one TIPC node each, on one emulated Ethernet "
                 + "segment) running Hadoop's own daemons as separate JVMs: NameNode, ResourceManager and "
                 + "JobHistoryServer on m1, a DataNode and a NodeManager with `TipcShuffleHandler` on every machine, "
                 + "installed from our distribution tarball. Map tasks run only on "
                 + (machines == 2 ? "m2" : "m2..m" + machines) + " (node label), reducers and ApplicationMasters on m1, so every shuffled byte crosses a TIPC link "
                 + "(or, for the stock shuffle, TCP over the same wire)."
-                + (tasksAtOnce > 0 ? " A job runs at most " + tasksAtOnce + " maps and " + tasksAtOnce + " reducers at a time "
-                + "(`mapreduce.job.running.map.limit` and `.reduce.limit`), one per vCPU of a machine." : "");
+                + (mapLimit > 0 ? " A job runs at most " + mapLimit + " maps and " + reduceLimit + " reducers at a time "
+                + "(`mapreduce.job.running.map.limit` and `.reduce.limit`)." : "");
     }
 
     @Override
