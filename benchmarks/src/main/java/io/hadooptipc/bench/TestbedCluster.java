@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,14 +41,18 @@ final class TestbedCluster implements ShuffleCluster {
     private final Configuration conf;
     private final FileSystem fs;
     private final int machines;
+    /** YARN memory of each map machine's NodeManager. */
+    private final long mapMachineMb;
     private final java.nio.file.Path probes;
     private final String nic;
     private int probe;
 
-    private TestbedCluster(Configuration conf, FileSystem fs, int machines, java.nio.file.Path run, String nic) {
+    private TestbedCluster(Configuration conf, FileSystem fs, int machines, long mapMachineMb, java.nio.file.Path run,
+                           String nic) {
         this.conf = conf;
         this.fs = fs;
         this.machines = machines;
+        this.mapMachineMb = mapMachineMb;
         this.probes = run.resolve("probes");
         this.nic = nic;
     }
@@ -55,17 +60,18 @@ final class TestbedCluster implements ShuffleCluster {
     /**
      * Connects once all {@code machines} NodeManagers are running and as many DataNodes live, with HDFS out of
      * safe mode. {@code run} is the cluster script's shared run directory, {@code nic} this machine's TIPC bearer.
-     * A job runs at most {@code tasksAtOnce} maps and as many reducers at a time ({@code mapreduce.job.running.map.limit}
-     * and {@code .reduce.limit}; 0, Hadoop's default, for no limit).
+     * A job runs at most {@code tasksAtOnce} maps on each map machine and as many reducers at a time (0: no limit).
+     * Maps are held to it by their container size: {@code mapreduce.job.running.map.limit} would send them anywhere, as
+     * Hadoop's RMContainerRequestor asks for the containers it caps without the maps' node label expression.
      */
     static TestbedCluster connect(int machines, int tasksAtOnce, java.nio.file.Path run, String nic)
             throws IOException, InterruptedException {
         JobConf conf = new JobConf(new YarnConfiguration());
-        conf.setInt(MRJobConfig.JOB_RUNNING_MAP_LIMIT, tasksAtOnce);
         conf.setInt(MRJobConfig.JOB_RUNNING_REDUCE_LIMIT, tasksAtOnce);
         // Tasks time their shuffle with TimedShuffleConsumer, which no node has installed: it goes with each job.
         conf.set("tmpjars", TimedShuffleConsumer.class.getProtectionDomain().getCodeSource().getLocation().toString());
         long deadline = System.currentTimeMillis() + 900_000;
+        long mapMachineMb;
         try (YarnClient yarn = YarnClient.createYarnClient()) {
             yarn.init(conf);
             yarn.start();
@@ -76,6 +82,9 @@ final class TestbedCluster implements ShuffleCluster {
             while (yarn.getLabelsToNodes(Set.of(MAPS_LABEL)).getOrDefault(MAPS_LABEL, Set.of()).size() < machines - 1) {
                 awaitUntil(deadline, "the NodeManagers of m2..m" + machines + " to carry node label " + MAPS_LABEL);
             }
+            mapMachineMb = yarn.getNodeReports(NodeState.RUNNING).stream()
+                    .filter(r -> r.getNodeLabels().contains(MAPS_LABEL))
+                    .mapToLong(r -> r.getCapability().getMemorySize()).min().orElseThrow();
         } catch (org.apache.hadoop.yarn.exceptions.YarnException e) {
             throw new IOException(e);
         }
@@ -84,7 +93,40 @@ final class TestbedCluster implements ShuffleCluster {
                 || dfs.setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_GET)) {
             awaitUntil(deadline, "DataNodes to register with the NameNode and HDFS to leave safe mode");
         }
-        return new TestbedCluster(conf, dfs, machines, run, nic);
+        if (tasksAtOnce > 0) {
+            conf.setLong(MRJobConfig.MAP_MEMORY_MB, mapContainerMb(mapMachineMb, tasksAtOnce,
+                    conf.getInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB,
+                            YarnConfiguration.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB)));
+        }
+        return new TestbedCluster(conf, dfs, machines, mapMachineMb, run, nic);
+    }
+
+    /**
+     * The largest map container of which a machine of {@code machineMb} holds {@code mapsAtOnce}: a multiple of the
+     * scheduler's minimum allocation, since the scheduler rounds every request up to one.
+     */
+    static long mapContainerMb(long machineMb, int mapsAtOnce, int minimumAllocationMb) {
+        long mb = machineMb / mapsAtOnce / minimumAllocationMb * minimumAllocationMb;
+        if (mb < minimumAllocationMb) {
+            throw new IllegalArgumentException(mapsAtOnce + " maps at once do not fit in " + machineMb + " MB");
+        }
+        return mb;
+    }
+
+    @Override
+    public void checkPlacement(String job, Set<String> mapHosts, Set<String> reduceHosts) {
+        requireMapsApart(job, mapHosts, reduceHosts);
+    }
+
+    /** Maps on the machine of their reducers would shuffle without a link: the job's figures would say nothing. */
+    static void requireMapsApart(String job, Set<String> mapHosts, Set<String> reduceHosts) {
+        Set<String> shared = new TreeSet<>(mapHosts);
+        shared.retainAll(reduceHosts);
+        if (!shared.isEmpty()) {
+            throw new IllegalStateException(job + " ran maps on " + shared + ", where its reducers ran too (maps on "
+                    + mapHosts + ", reducers on " + reduceHosts + "): their output did not cross a link. Maps run only"
+                    + " on machines labelled " + MAPS_LABEL + " unless their container requests lose the label.");
+        }
     }
 
     /** {@link #connect} to the cluster of the testbed machine this runs on, as {@code hadoop-cluster} describes it in the environment. */
@@ -210,7 +252,7 @@ final class TestbedCluster implements ShuffleCluster {
 
     @Override
     public String description() {
-        int mapLimit = conf.getInt(MRJobConfig.JOB_RUNNING_MAP_LIMIT, MRJobConfig.DEFAULT_JOB_RUNNING_MAP_LIMIT);
+        long mapMb = conf.getLong(MRJobConfig.MAP_MEMORY_MB, -1);
         int reduceLimit = conf.getInt(MRJobConfig.JOB_RUNNING_REDUCE_LIMIT, MRJobConfig.DEFAULT_JOB_RUNNING_REDUCE_LIMIT);
         return machines + " testbed machines (separate QEMU guests, one TIPC node each, on one emulated Ethernet "
                 + "segment) running Hadoop's own daemons as separate JVMs: NameNode, ResourceManager and "
@@ -218,8 +260,9 @@ final class TestbedCluster implements ShuffleCluster {
                 + "installed from our distribution tarball. Map tasks run only on "
                 + (machines == 2 ? "m2" : "m2..m" + machines) + " (node label), reducers and ApplicationMasters on m1, so every shuffled byte crosses a TIPC link "
                 + "(or, for the stock shuffle, TCP over the same wire)."
-                + (mapLimit > 0 ? " A job runs at most " + mapLimit + " maps and " + reduceLimit + " reducers at a time "
-                + "(`mapreduce.job.running.map.limit` and `.reduce.limit`)." : "");
+                + (reduceLimit > 0 ? " A job runs at most " + mapMachineMb / mapMb + " maps at a time on each map machine"
+                + " (map containers of " + mapMb + " MB on its NodeManager's " + mapMachineMb + " MB; a container's size"
+                + " sets no heap) and " + reduceLimit + " reducers at a time (`mapreduce.job.running.reduce.limit`)." : "");
     }
 
     @Override

@@ -8,6 +8,7 @@ import org.apache.hadoop.mapreduce.JobID;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -31,6 +32,14 @@ public interface ShuffleCluster extends AutoCloseable {
 
     /** Bytes of TIPC frames that crossed between machines so far, from the kernel; -1 on a single machine. */
     long crossMachineTipcBytes() throws IOException;
+
+    /**
+     * Fails if a job's tasks ran where its figures would not mean what {@link #description()} says, such as maps
+     * beside their reducers on a cluster that promises the shuffle crosses machines. {@code mapHosts} and
+     * {@code reduceHosts}: where the job's successful attempts ran. A single-machine cluster promises nothing.
+     */
+    default void checkPlacement(String job, Set<String> mapHosts, Set<String> reduceHosts) {
+    }
 
     /** One sentence for a summary: what the cluster is and where TIPC runs in it. */
     String description();

@@ -17,8 +17,12 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The stock shuffle against ours on the same jobs and inputs, in one cluster whose
@@ -185,16 +189,26 @@ public final class ShuffleComparison {
         }
         tipcBytes = tipcBytes < 0 ? -1 : cluster.crossMachineTipcBytes() - tipcBytes;
         JobHistoryParser.JobInfo history = ShuffleJobRunner.history(cluster.config(), result.id());
-        List<ReduceAttempt> reduces = history.getAllTasks().values().stream()
-                .filter(t -> t.getTaskType() == TaskType.REDUCE)
-                .flatMap(t -> t.getAllTaskAttempts().values().stream())
-                .filter(a -> "SUCCEEDED".equals(a.getTaskStatus()))
+        cluster.checkPlacement(run, succeededAttemptHosts(history, TaskType.MAP), succeededAttemptHosts(history, TaskType.REDUCE));
+        List<ReduceAttempt> reduces = succeededAttempts(history, TaskType.REDUCE)
                 .map(a -> new ReduceAttempt(value(a.getCounters(), TimedShuffleConsumer.Counter.SHUFFLE_MILLIS),
                         value(a.getCounters(), TimedShuffleConsumer.Counter.SHUFFLE_CPU_MILLIS),
                         a.getShuffleFinishTime() - a.getStartTime(), value(a.getCounters(), TaskCounter.CPU_MILLISECONDS)))
                 .toList();
         return new Measured(spec, side, round, result, result.sortedLines().equals(expected),
                 history.getFinishTime() - history.getLaunchTime(), reduces, servingCpu / 1_000_000, tipcBytes);
+    }
+
+    private static Stream<JobHistoryParser.TaskAttemptInfo> succeededAttempts(JobHistoryParser.JobInfo history, TaskType type) {
+        return history.getAllTasks().values().stream()
+                .filter(t -> t.getTaskType() == type)
+                .flatMap(t -> t.getAllTaskAttempts().values().stream())
+                .filter(a -> "SUCCEEDED".equals(a.getTaskStatus()));
+    }
+
+    private static Set<String> succeededAttemptHosts(JobHistoryParser.JobInfo history, TaskType type) {
+        return succeededAttempts(history, type).map(JobHistoryParser.TaskAttemptInfo::getHostname)
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     private static long value(Counters counters, Enum<?> counter) {

@@ -38,7 +38,10 @@ public final class ShuffleJobRunner {
                              Class<?> consumer, int reduces, Map<String, String> settings) throws Exception {
         Configuration conf = new Configuration(clusterConf);
         conf.setClass(MRConfig.SHUFFLE_CONSUMER_PLUGIN, consumer, Object.class);
-        conf.setInt(MRJobConfig.MAP_MEMORY_MB, 384);
+        // A cluster whose configuration sizes map containers (to fit so many per machine) keeps its size.
+        if (conf.getInt(MRJobConfig.MAP_MEMORY_MB, -1) <= 0) {
+            conf.setInt(MRJobConfig.MAP_MEMORY_MB, 384);
+        }
         conf.setInt(MRJobConfig.REDUCE_MEMORY_MB, 384);
         conf.setInt(MRJobConfig.MR_AM_VMEM_MB, 512);
         conf.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx256m");
