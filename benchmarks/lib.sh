@@ -73,7 +73,7 @@ boot_testbed() {
   "$root/src/test/testbed/tipc-vm" "$@" || status=$?
   # The guests are gone: the host's load now is what the run left (its own share fading over minutes).
   [ ! "$out/summary.md" -nt "$here/target/host.txt" ] ||
-    echo "Host load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)." >>"$out/summary.md"
+    echo "Host load average after the run: $(cut -d' ' -f1-3 /proc/loadavg); host speed index after the run: $(host_speed) s." >>"$out/summary.md"
   exit $status
 }
 
@@ -84,7 +84,7 @@ code_committed() {
 
 # Records for the summaries (Machine reads it as -Dbench.host) what only the host knows: its CPU
 # and kernel, the commit measured, the date, the emulator and its TCG mode, and the host's load
-# before the run (a guest's load says nothing about the host's).
+# and speed before the run (a guest's load says nothing about the host's).
 #   record_host [testbed]    testbed: the run goes into tipc-vm (so the emulator is named too)
 record_host() {
   local commit emulator=
@@ -92,8 +92,19 @@ record_host() {
   code_committed || commit="$commit with uncommitted changes"
   [ "${1:-}" = testbed ] && emulator=" $(qemu-system-x86_64 --version 2>/dev/null | head -n1), TCG ${TIPC_TESTBED_TCG:-multi}-threaded;"
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r); commit $commit;" \
-    "$(date -u '+%Y-%m-%d %H:%M UTC');$emulator host load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)" \
+    "$(date -u '+%Y-%m-%d %H:%M UTC');$emulator host load average before the run: $(cut -d' ' -f1-3 /proc/loadavg);" \
+    "host speed index before the run: $(host_speed) s (gzip -1 of 400 MiB of zeros, best of 3; lower is faster)" \
     >"$here/target/host.txt"
+}
+
+# Seconds the host takes for a fixed CPU-bound task, best of 3. This machine's speed changes from
+# day to day (other tenants), and emulation's with it, by up to twice; the load average cannot
+# show that, and runs of one series on different days are compared through it.
+host_speed() {
+  local TIMEFORMAT=%R
+  for _ in 1 2 3; do
+    { time head -c 400M /dev/zero | gzip -1 >/dev/null; } 2>&1
+  done | sort -n | head -n1
 }
 
 # Starts a server in the background on a node, stopped when the script exits:
