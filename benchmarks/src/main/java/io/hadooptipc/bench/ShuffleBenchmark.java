@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * between machines, and whether the outputs are byte-identical. Exits 1 if an output differs
  * or is wrong, 2 if this node has AF_TIPC yet our shuffle moved bytes over TCP.
  * <p>Arguments: {@code CLUSTER OUT ROUNDS SPEC...}. CLUSTER is {@code mini} (a MiniMRYarnCluster
- * in this JVM) or {@code testbed} (the real cluster of testbed-cluster/hadoop-cluster, from its
+ * in this JVM, on the local file system), {@code mini-hdfs} (the same on HDFS, a MiniDFSCluster) or {@code testbed} (the real cluster of testbed-cluster/hadoop-cluster, from its
  * machine 1: environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN},
  * {@code HADOOP_CLUSTER_NIC}). ROUNDS is {@code N} (rounds 1 to N) or {@code K-N} (see {@link Rounds}). Each SPEC is {@code job:maps:reduces:records} with job
  * {@code wordcount} or {@code shuffle-heavy}; a SPEC written {@code warm-up=job:maps:reduces:records} is run once
@@ -143,14 +143,15 @@ public final class ShuffleBenchmark {
     }
 
     /**
-     * The host's MiniCluster ({@code mini}) or the testbed's cluster ({@code testbed}), where a job runs at most
+     * The host's MiniCluster ({@code mini}, {@code mini-hdfs}) or the testbed's cluster ({@code testbed}), where a job runs at most
      * {@code tasksAtOnce} maps and as many reducers at a time (0: no limit).
      */
     static ShuffleCluster cluster(String kind, int tasksAtOnce) throws Exception {
         return switch (kind) {
             case "mini" -> MiniShuffleCluster.start("shuffle", TipcShuffleHandler.class, 1);
+            case "mini-hdfs" -> MiniShuffleCluster.startOnHdfs("shuffle", TipcShuffleHandler.class, 1);
             case "testbed" -> TestbedCluster.connect(tasksAtOnce);
-            default -> throw new IllegalArgumentException("CLUSTER is mini or testbed, not " + kind);
+            default -> throw new IllegalArgumentException("CLUSTER is mini, mini-hdfs or testbed, not " + kind);
         };
     }
 

@@ -149,19 +149,7 @@ final class TestbedCluster implements ShuffleCluster {
 
     @Override
     public Path stageInput(java.nio.file.Path local) throws IOException {
-        return stage(fs, local, new Path("/bench/in"));
-    }
-
-    /**
-     * Copies the local input folder {@code local} to {@code root}/(the name of its parent) on {@code fs}, replacing what
-     * an earlier staging of the same input left there: a folder copied onto an existing one lands inside it, and a job
-     * would then read the nested copy as one more input file.
-     */
-    static Path stage(FileSystem fs, java.nio.file.Path local, Path root) throws IOException {
-        Path dst = new Path(root, local.getParent().getFileName().toString());
-        fs.delete(dst, true);
-        fs.copyFromLocalFile(false, true, new Path(local.toUri()), dst);
-        return fs.makeQualified(dst);
+        return ShuffleCluster.stage(fs, local, new Path("/bench/in"));
     }
 
     @Override

@@ -1,8 +1,10 @@
 package io.hadooptipc.shuffle;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.MRJobConfig;
@@ -16,7 +18,8 @@ import java.util.Map;
 
 /**
  * A MiniMRYarnCluster whose NodeManagers run a chosen {@code mapreduce_shuffle} class,
- * all in this JVM, on the local file system. MiniMRYarnCluster writes the stock
+ * all in this JVM, on the local file system or on HDFS (a MiniDFSCluster of one DataNode, also
+ * in this JVM, as the default file system). MiniMRYarnCluster writes the stock
  * ShuffleHandler into the aux-service key during init; a configuration that keeps our
  * value of that one key lets the cluster under test run ours.
  */
@@ -25,22 +28,48 @@ public final class MiniShuffleCluster implements ShuffleCluster {
             ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID);
 
     private final MiniMRYarnCluster cluster;
+    /** null: the local file system. */
+    private final MiniDFSCluster hdfs;
     private final Class<? extends AuxiliaryService> handler;
     private final int nodeManagers;
     private final java.nio.file.Path output;
 
-    private MiniShuffleCluster(MiniMRYarnCluster cluster, Class<? extends AuxiliaryService> handler, int nodeManagers)
-            throws IOException {
+    private MiniShuffleCluster(MiniMRYarnCluster cluster, MiniDFSCluster hdfs, Class<? extends AuxiliaryService> handler,
+                               int nodeManagers) throws IOException {
         this.cluster = cluster;
+        this.hdfs = hdfs;
         this.handler = handler;
         this.nodeManagers = nodeManagers;
         this.output = Files.createTempDirectory(cluster.getName() + "-out");
     }
 
+    /** On the local file system: tasks read their input where it was written, and write beside it. */
     public static MiniShuffleCluster start(String name, Class<? extends AuxiliaryService> handler, int nodeManagers)
             throws IOException {
+        return start(name, handler, nodeManagers, null);
+    }
+
+    /**
+     * On HDFS, as a real cluster's jobs run: inputs are copied in, outputs, staging and job history written there,
+     * and every task and ApplicationMaster opens it.
+     */
+    public static MiniShuffleCluster startOnHdfs(String name, Class<? extends AuxiliaryService> handler, int nodeManagers)
+            throws IOException {
+        Configuration dfsConf = new Configuration();
+        dfsConf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, Files.createTempDirectory(name + "-hdfs").toString());
+        MiniDFSCluster hdfs = new MiniDFSCluster.Builder(dfsConf).numDataNodes(1).build();
+        hdfs.waitActive();
+        return start(name, handler, nodeManagers, hdfs);
+    }
+
+    private static MiniShuffleCluster start(String name, Class<? extends AuxiliaryService> handler, int nodeManagers,
+                                            MiniDFSCluster hdfs) throws IOException {
         MiniMRYarnCluster cluster = new MiniMRYarnCluster(name, nodeManagers);
         Configuration conf = new PinnedKeyConfiguration(AUX_SERVICE_CLASS, handler.getName());
+        if (hdfs != null) {
+            conf.set(FileSystem.FS_DEFAULT_NAME_KEY, hdfs.getFileSystem().getUri().toString());
+            conf.set(MRJobConfig.MR_AM_STAGING_DIR, "/apps_staging_dir");
+        }
         conf.setBoolean("mapreduce.minicluster.control-resource-monitoring", false);
         conf.setInt(YarnConfiguration.NM_PMEM_MB, 4096);
         conf.setInt(YarnConfiguration.NM_VCORES, 4);
@@ -51,7 +80,7 @@ public final class MiniShuffleCluster implements ShuffleCluster {
                 + " --add-opens java.base/java.lang=ALL-UNNAMED");
         cluster.init(conf);
         cluster.start();
-        return new MiniShuffleCluster(cluster, handler, nodeManagers);
+        return new MiniShuffleCluster(cluster, hdfs, handler, nodeManagers);
     }
 
     @Override
@@ -65,15 +94,18 @@ public final class MiniShuffleCluster implements ShuffleCluster {
         return ShuffleJobRunner.run(config(), job, stageInput(input), new Path(output.toUri()), consumer, reduces, settings);
     }
 
-    /** The local file system is the cluster's: tasks read the input where it was written. */
+    /** On the local file system tasks read the input where it was written; on HDFS, a copy under /bench/in. */
     @Override
-    public Path stageInput(java.nio.file.Path local) {
-        return new Path(local.toUri());
+    public Path stageInput(java.nio.file.Path local) throws IOException {
+        return hdfs == null ? new Path(local.toUri()) : ShuffleCluster.stage(hdfs.getFileSystem(), local, new Path("/bench/in"));
     }
 
     @Override
     public Path outputPath(String name) {
-        return new Path(output.resolve(name).toUri());
+        if (hdfs == null) {
+            return new Path(output.resolve(name).toUri());
+        }
+        return new Path(hdfs.getURI().resolve("/bench/out/" + name));
     }
 
     /** The NodeManagers run in this JVM: the CPU time of their live shuffle-serving threads. */
@@ -90,13 +122,17 @@ public final class MiniShuffleCluster implements ShuffleCluster {
     @Override
     public String description() {
         return "One MiniMRYarnCluster (every daemon in one JVM) with " + nodeManagers + " NodeManager(s) running `"
-                + handler.getSimpleName() + "`: one machine, so any TIPC in it is node-local.";
+                + handler.getSimpleName() + "`, on " + (hdfs == null ? "the local file system" : "HDFS (a MiniDFSCluster of one DataNode)")
+                + ": one machine, so any TIPC in it is node-local.";
     }
 
     /** Stops the cluster and deletes the outputs written under {@link #outputPath}: results hold their bytes. */
     @Override
     public void close() {
         cluster.stop();
+        if (hdfs != null) {
+            hdfs.shutdown(true);
+        }
         FileUtil.fullyDelete(output.toFile());
     }
 

@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.JobID;
@@ -46,6 +47,18 @@ public interface ShuffleCluster extends AutoCloseable {
 
     @Override
     void close() throws IOException;
+
+    /**
+     * Copies the local input folder {@code local} to {@code root}/(the name of its parent) on {@code fs}, replacing what
+     * an earlier staging of the same input left there: a folder copied onto an existing one lands inside it, and a job
+     * would then read the nested copy as one more input file. Where it landed, qualified.
+     */
+    static Path stage(FileSystem fs, java.nio.file.Path local, Path root) throws IOException {
+        Path dst = new Path(root, local.getParent().getFileName().toString());
+        fs.delete(dst, true);
+        fs.copyFromLocalFile(false, true, new Path(local.toUri()), dst);
+        return fs.makeQualified(dst);
+    }
 
     /** A job's id, output part files and counters. */
     record Result(JobID id, Map<String, byte[]> parts, Counters counters) {

@@ -6,6 +6,7 @@ import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.FileSystemCounter;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,14 +63,16 @@ class WordCountShuffleTest {
         }
     }
 
+    /** On HDFS, as on a real cluster: the maps read their input from it. */
     @Test
     void ourFetchersFetchFromTheStockHandler() throws Exception {
-        try (MiniShuffleCluster cluster = MiniShuffleCluster.start("stock-handler", ShuffleHandler.class, 2)) {
+        try (MiniShuffleCluster cluster = MiniShuffleCluster.startOnHdfs("stock-handler", ShuffleHandler.class, 2)) {
             ShuffleCluster.Result ours = cluster.run(ShuffleJob.WORDCOUNT, work.resolve("in"), work.resolve("stock-handler"),
                     TipcShuffleConsumer.class, REDUCES, Map.of());
             assertCorrect(expected, ours);
             Counters c = ours.counters();
             assertEquals(c.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue(), value(c, TipcShuffleCounter.TCP_BYTES));
+            assertTrue(c.findCounter("hdfs", FileSystemCounter.BYTES_READ).getValue() > 0, "the maps read HDFS");
         }
     }
 
