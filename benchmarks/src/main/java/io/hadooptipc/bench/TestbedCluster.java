@@ -149,12 +149,12 @@ final class TestbedCluster implements ShuffleCluster {
 
     @Override
     public Path stageInput(java.nio.file.Path local) throws IOException {
-        return ShuffleCluster.stage(fs, local, new Path("/bench/in"));
+        return ShuffleCluster.stage(fs, local, HDFS_INPUTS);
     }
 
     @Override
     public Path outputPath(String name) {
-        return fs.makeQualified(new Path("/bench/out/" + name));
+        return fs.makeQualified(new Path(HDFS_OUTPUTS, name));
     }
 
     /** Asks every machine's probe for its NodeManager's serving-thread CPU and adds the answers up. */

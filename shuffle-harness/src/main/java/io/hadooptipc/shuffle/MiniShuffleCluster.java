@@ -97,7 +97,7 @@ public final class MiniShuffleCluster implements ShuffleCluster {
     /** On the local file system tasks read the input where it was written; on HDFS, a copy under /bench/in. */
     @Override
     public Path stageInput(java.nio.file.Path local) throws IOException {
-        return hdfs == null ? new Path(local.toUri()) : ShuffleCluster.stage(hdfs.getFileSystem(), local, new Path("/bench/in"));
+        return hdfs == null ? new Path(local.toUri()) : ShuffleCluster.stage(hdfs.getFileSystem(), local, HDFS_INPUTS);
     }
 
     @Override
@@ -105,7 +105,7 @@ public final class MiniShuffleCluster implements ShuffleCluster {
         if (hdfs == null) {
             return new Path(output.resolve(name).toUri());
         }
-        return new Path(hdfs.getURI().resolve("/bench/out/" + name));
+        return new Path(hdfs.getURI().resolve(new Path(HDFS_OUTPUTS, name).toUri()));
     }
 
     /** The NodeManagers run in this JVM: the CPU time of their live shuffle-serving threads. */

@@ -19,6 +19,10 @@ import java.util.stream.Collectors;
  * TIPC traffic between machines.
  */
 public interface ShuffleCluster extends AutoCloseable {
+    /** Where a cluster on HDFS stages the jobs' inputs ({@link #stage}) and has them write their outputs. */
+    Path HDFS_INPUTS = new Path("/bench/in");
+    Path HDFS_OUTPUTS = new Path("/bench/out");
+
     /** The client configuration jobs are submitted with. */
     Configuration config();
 
