@@ -66,7 +66,7 @@ public final class Results {
 
     /**
      * Writes {@code csv} to results.csv and to summary.md a summary headed by the benchmark's
-     * name and the machine, followed by every plot already saved in {@code out}; prints the summary.
+     * name and the machine, followed by every plot already saved in {@code out}; prints where the summary is.
      */
     public static void write(Path out, String name, CharSequence csv, String summaryBody) throws IOException {
         write(out, name, csv, Machine.describe(), summaryBody);
@@ -83,6 +83,7 @@ public final class Results {
                     .forEach(png -> summary.append("\n![").append(png).append("](").append(png).append(")\n"));
         }
         Files.writeString(out.resolve("summary.md"), summary);
-        System.out.println(summary);
+        // Its path, not its text: a run that rewrites its summary after every pair would repeat it.
+        System.out.println(name + ": summary in " + out.resolve("summary.md"));
     }
 }
