@@ -33,9 +33,11 @@ import java.util.stream.Collectors;
  * <p>Arguments: {@code CLUSTER OUT ROUNDS SPEC...}. CLUSTER is {@code mini} (a MiniMRYarnCluster
  * in this JVM, on the local file system), {@code mini-hdfs} (the same on HDFS, a MiniDFSCluster)
  * or {@code testbed} (the real cluster of testbed-cluster/hadoop-cluster, from its machine 1:
- * environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN}, {@code HADOOP_CLUSTER_NIC}). ROUNDS is {@code N} (rounds 1 to N) or {@code K-N} (see {@link Rounds}). Each SPEC is {@code job:maps:reduces:records} with job
- * {@code wordcount} or {@code shuffle-heavy}; a SPEC written {@code warm-up=job:maps:reduces:records} is run once
- * with each shuffle before the rounds and left out of the results.
+ * environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN}, {@code HADOOP_CLUSTER_NIC}).
+ * ROUNDS is {@code N} (rounds 1 to N) or {@code K-N} (see {@link Rounds}). Each SPEC is
+ * {@code job:maps:reduces:records} with job {@code wordcount} or {@code shuffle-heavy}; a SPEC
+ * written {@code warm-up=job:maps:reduces:records} is run once with each shuffle before the
+ * rounds and left out of the results.
  */
 public final class ShuffleBenchmark {
     private static final String WARM_UP = "warm-up=";

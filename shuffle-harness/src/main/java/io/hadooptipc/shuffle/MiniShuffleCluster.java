@@ -94,7 +94,7 @@ public final class MiniShuffleCluster implements ShuffleCluster {
         return ShuffleJobRunner.run(config(), job, stageInput(input), new Path(output.toUri()), consumer, reduces, settings);
     }
 
-    /** On the local file system tasks read the input where it was written; on HDFS, a copy under /bench/in. */
+    /** On the local file system tasks read the input where it was written; on HDFS, a copy under {@link #HDFS_INPUTS}. */
     @Override
     public Path stageInput(java.nio.file.Path local) throws IOException {
         return hdfs == null ? new Path(local.toUri()) : ShuffleCluster.stage(hdfs.getFileSystem(), local, HDFS_INPUTS);
