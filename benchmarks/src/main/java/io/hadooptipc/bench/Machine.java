@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /** The machine a benchmark ran on, for its summary: results are only comparable within one run. */
@@ -12,6 +13,11 @@ public final class Machine {
     static final String HOST_PROPERTY = "bench.host";
 
     private Machine() {
+    }
+
+    /** The Machine: line that {@link #describe} wrote at the head of a summary.md, if {@code summary} has one. */
+    static Optional<String> lineOf(List<String> summary) {
+        return summary.stream().filter(l -> l.startsWith("Machine: ")).findFirst();
     }
 
     public static String describe() {

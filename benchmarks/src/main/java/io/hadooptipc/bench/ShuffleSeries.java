@@ -65,7 +65,7 @@ public final class ShuffleSeries {
         static Session read(Path dir) throws IOException {
             String name = dir.getFileName().toString();
             List<String> summary = Files.readAllLines(dir.resolve("summary.md"));
-            String machine = summary.stream().filter(l -> l.startsWith("Machine: ")).findFirst()
+            String machine = Machine.lineOf(summary)
                     .orElseThrow(() -> new IllegalArgumentException(name + ": its summary.md has no Machine: line"));
             String loadAfter = summary.stream().filter(l -> l.startsWith("Host load average after the run: ")).findFirst()
                     .map(l -> l.substring("Host load average after the run: ".length())).orElse("not recorded.");

@@ -121,7 +121,7 @@ final class ShuffleTimeline {
         if (reducers.isEmpty()) {
             throw new IllegalArgumentException("no reduce container (syslog.shuffle) under " + containers);
         }
-        String machine = Files.readAllLines(runSummary).stream().filter(l -> l.startsWith("Machine: ")).findFirst()
+        String machine = Machine.lineOf(Files.readAllLines(runSummary))
                 .orElseThrow(() -> new IllegalArgumentException(runSummary + " has no Machine: line"));
         Map<Integer, List<Reducer>> byMaps = reducers.stream()
                 .collect(Collectors.groupingBy(Reducer::maps, TreeMap::new, Collectors.toList()));

@@ -15,23 +15,23 @@ import org.junit.jupiter.api.io.TempDir;
 class ShuffleTimelineTest {
     private static final String R = "org.apache.hadoop.mapreduce.task.reduce.";
 
-    /** A reducer's syslog.shuffle as Hadoop 3.5 writes it, the consumer starting at 12:00:00,000 plus {@code shift} ms. */
-    private static List<String> shuffleLog(int shift) {
+    /** A reducer's syslog.shuffle as Hadoop 3.5 writes it, the consumer starting at 12:00:00,000. */
+    private static List<String> shuffleLog() {
         return List.of(
-                at(shift, "[main] " + R + "MergeManagerImpl: MergerManager: memoryLimit=181665792, ioSortFactor=10"),
-                at(shift + 40, "[EventFetcher for fetching Map Completion Events] " + R
+                at(0, "[main] " + R + "MergeManagerImpl: MergerManager: memoryLimit=181665792, ioSortFactor=10"),
+                at(40, "[EventFetcher for fetching Map Completion Events] " + R
                         + "EventFetcher: attempt_1_0003_r_000000_0 Thread started: EventFetcher for fetching Map Completion Events"),
-                at(shift + 150, "[EventFetcher for fetching Map Completion Events] " + R
+                at(150, "[EventFetcher for fetching Map Completion Events] " + R
                         + "EventFetcher: attempt_1_0003_r_000000_0: Got 2 new map-outputs"),
-                at(shift + 550, "[fetcher#1] " + R + "Fetcher: fetcher#1 about to shuffle output of map attempt_1_0003_m_000001_0"
+                at(550, "[fetcher#1] " + R + "Fetcher: fetcher#1 about to shuffle output of map attempt_1_0003_m_000001_0"
                         + " decomp: 4222 len: 4226 to MEMORY"),
-                at(shift + 560, "[fetcher#1] " + R + "InMemoryMapOutput: Read 4222 bytes from map-output"),
-                at(shift + 900, "[fetcher#1] " + R + "Fetcher: fetcher#1 about to shuffle output of map attempt_1_0003_m_000000_0"
+                at(560, "[fetcher#1] " + R + "InMemoryMapOutput: Read 4222 bytes from map-output"),
+                at(900, "[fetcher#1] " + R + "Fetcher: fetcher#1 about to shuffle output of map attempt_1_0003_m_000000_0"
                         + " decomp: 4222 len: 4226 to MEMORY"),
-                at(shift + 1000, "[fetcher#1] " + R + "ShuffleSchedulerImpl: m2:13562 freed by fetcher#1 in 450ms"),
-                at(shift + 1300, "[fetcher#2] " + R + "ShuffleSchedulerImpl: m3:13562 freed by fetcher#2 in 700ms"),
-                at(shift + 1350, "[main] " + R + "MergeManagerImpl: finalMerge called with 2 in-memory map-outputs"),
-                at(shift + 1800, "[main] org.apache.hadoop.mapred.Merger: Down to the last merge-pass, with 1 segments left"));
+                at(1000, "[fetcher#1] " + R + "ShuffleSchedulerImpl: m2:13562 freed by fetcher#1 in 450ms"),
+                at(1300, "[fetcher#2] " + R + "ShuffleSchedulerImpl: m3:13562 freed by fetcher#2 in 700ms"),
+                at(1350, "[main] " + R + "MergeManagerImpl: finalMerge called with 2 in-memory map-outputs"),
+                at(1800, "[main] org.apache.hadoop.mapred.Merger: Down to the last merge-pass, with 1 segments left"));
     }
 
     private static String at(int millis, String rest) {
@@ -51,7 +51,7 @@ class ShuffleTimelineTest {
     @Test
     void stagesAreTheIntervalsBetweenTheLogsLandmarks() {
         ShuffleTimeline.Reducer r = ShuffleTimeline.read("application_1_0003", "container_1_0003_01_000004",
-                shuffleLog(0), taskLog(true));
+                shuffleLog(), taskLog(true));
         List<Long> stages = ShuffleTimeline.STAGES.stream().map(s -> s.millis().applyAsLong(r)).toList();
         // events at 150, first fetch at 550, the last host freed at 1300, final merge at 1350, last line at 1800
         assertEquals(List.of(150L, 400L, 750L, 50L, 450L, 1800L), stages);
@@ -61,23 +61,23 @@ class ShuffleTimelineTest {
 
     @Test
     void aReducerWithoutTipcCountersIsStocks() {
-        assertFalse(ShuffleTimeline.read("a", "c", shuffleLog(0), taskLog(false)).ours());
+        assertFalse(ShuffleTimeline.read("a", "c", shuffleLog(), taskLog(false)).ours());
     }
 
     @Test
     void aLogWithoutAStageLineIsAnErrorNamingIt() {
-        List<String> noFinalMerge = shuffleLog(0).stream().filter(l -> !l.contains("finalMerge")).toList();
+        List<String> noFinalMerge = shuffleLog().stream().filter(l -> !l.contains("finalMerge")).toList();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ShuffleTimeline.read("a", "container_9", noFinalMerge, taskLog(true)));
         assertEquals("container_9: no \"finalMerge called\" line in its syslog.shuffle", e.getMessage());
         IllegalArgumentException noCounters = assertThrows(IllegalArgumentException.class,
-                () -> ShuffleTimeline.read("a", "container_9", shuffleLog(0), List.of()));
+                () -> ShuffleTimeline.read("a", "container_9", shuffleLog(), List.of()));
         assertTrue(noCounters.getMessage().contains("Shuffled Maps"), noCounters.getMessage());
     }
 
     @Test
     void writesPerReducerRowsAndMediansPerSide(@TempDir Path dir) throws Exception {
-        write(dir.resolve("m1/containers/application_1_0003/container_1_0003_01_000004"), shuffleLog(0), taskLog(false));
+        write(dir.resolve("m1/containers/application_1_0003/container_1_0003_01_000004"), shuffleLog(), taskLog(false));
         write(dir.resolve("m1/containers/application_1_0004/container_1_0004_01_000004"), stretched(2), taskLog(true));
         write(dir.resolve("m1/containers/application_1_0004/container_1_0004_01_000005"), stretched(4), taskLog(true));
         Path map = dir.resolve("m2/containers/application_1_0004/container_1_0004_01_000002");
@@ -100,7 +100,7 @@ class ShuffleTimelineTest {
 
     /** The same log with every interval multiplied by {@code factor}. */
     private static List<String> stretched(int factor) {
-        return shuffleLog(0).stream().map(l -> {
+        return shuffleLog().stream().map(l -> {
             long t = ShuffleTimeline.instant(l) - ShuffleTimeline.instant(at(0, ""));
             return at((int) t * factor, l.substring(29));
         }).toList();
