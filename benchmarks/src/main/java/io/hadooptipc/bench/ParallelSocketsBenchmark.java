@@ -203,18 +203,30 @@ public final class ParallelSocketsBenchmark {
         }
     }
 
-    /** A group of connections, each written to as fast as the link takes it by a thread of its own. */
+    /**
+     * A group of connections, each written to as fast as the link takes it by a thread of its own.
+     * All are connected before any sends, so the groups start at once, and no connection request
+     * queues behind a full link (between the testbed machines at 6 Mbit/s, 64 TIPC connections
+     * took 162 s to set up that way, 1 s on an idle link).
+     */
     private static final class Group {
+        private final String name;
         private final List<ByteChannel> channels = new ArrayList<>();
         private final List<Thread> writers = new ArrayList<>();
         private volatile boolean stopping;
 
         Group(Transport transport, String sinkHost, int id, int connections) throws IOException {
+            name = GROUPS[id];
             for (int i = 0; i < connections; i++) {
                 ByteChannel c = transport.connect(sinkHost);
                 channels.add(c);
                 StreamBenchmark.writeFully(c, ByteBuffer.wrap(new byte[] {(byte) id}));
-                writers.add(daemon("send-" + GROUPS[id] + i, () -> {
+            }
+        }
+
+        void start() {
+            for (ByteChannel c : channels) {
+                writers.add(daemon("send-" + name + writers.size(), () -> {
                     ByteBuffer data = ByteBuffer.allocateDirect(WRITE_SIZE);
                     while (!stopping) {
                         StreamBenchmark.writeFully(c, data.clear());
@@ -238,6 +250,23 @@ public final class ParallelSocketsBenchmark {
         }
     }
 
+    /** Seconds spent in each phase of a measurement, for its progress line: where a run's minutes go. */
+    private static final class Phases {
+        private final StringBuilder spent = new StringBuilder();
+        private long since = System.nanoTime();
+
+        void end(String phase) {
+            long now = System.nanoTime();
+            spent.append(spent.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s %.1f s", phase, (now - since) / 1e9));
+            since = now;
+        }
+
+        @Override
+        public String toString() {
+            return spent.toString();
+        }
+    }
+
     /** The sink's clock and byte counts at one moment. */
     private record Snapshot(long nanos, long a, long b) {
     }
@@ -255,29 +284,37 @@ public final class ParallelSocketsBenchmark {
                     // Group A alone measures the link first; then B joins with each count in turn.
                     for (int b : IntStream.concat(IntStream.of(0), Arrays.stream(bCounts)).toArray()) {
                         for (Transport transport : transports) {
-                            Run run = measure(control, transport, round, b);
+                            Phases phases = new Phases();
+                            Run run = measure(control, transport, round, b, phases);
                             Files.writeString(runsCsv, run.toCsv() + "\n", StandardOpenOption.APPEND);
                             System.out.printf(Locale.ROOT, "%s %s round %d: A %d + B %d connections: %.2f + %.2f Mbit/s"
-                                    + " (%.0f%% of the %.0f Mbit/s limit), B's share %.3f (model %.3f)%n", where,
+                                    + " (%.0f%% of the %.0f Mbit/s limit), B's share %.3f (model %.3f); %s%n", where,
                                     transport, round, aConnections, b, run.aMbit(), run.bMbit(),
                                     100 * run.totalMbit() / limitMbit, limitMbit, run.bMbit() / run.totalMbit(),
-                                    BandwidthShare.modelShare(b, aConnections));
+                                    BandwidthShare.modelShare(b, aConnections), phases);
                         }
                     }
                 }
             }
         }
 
-        private Run measure(SocketChannel control, Transport transport, int round, int b) throws Exception {
+        private Run measure(SocketChannel control, Transport transport, int round, int b, Phases phases)
+                throws Exception {
             awaitQuiet(control);
+            phases.end("quiet");
             Group a = new Group(transport, sinkHost, 0, aConnections);
             Group bGroup = new Group(transport, sinkHost, 1, b);
+            phases.end("connect");
+            a.start();
+            bGroup.start();
             Thread.sleep((long) (warmupSeconds * 1000));
             Snapshot start = snapshot(control);
             Thread.sleep((long) (windowSeconds * 1000));
             Snapshot end = snapshot(control);
+            phases.end("send");
             a.stop();
             bGroup.stop();
+            phases.end("stop");
             double seconds = (end.nanos() - start.nanos()) / 1e9;
             return new Run(where, transport.toString(), round, limitMbit, aConnections, b,
                     mbit(end.a() - start.a(), seconds), mbit(end.b() - start.b(), seconds));
