@@ -9,6 +9,7 @@ import io.hadooptipc.tipc.TipcSocketOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
@@ -147,15 +148,22 @@ public final class ParallelSocketsBenchmark {
         return server.bind(new InetSocketAddress(port), TipcServerSocketChannel.DEFAULT_BACKLOG);
     }
 
-    /** Counts a connection's bytes for the group its first byte names, until the sender closes. */
+    /**
+     * Counts a connection's bytes for the group its first byte names, until the sender closes
+     * it: a TCP sender stops by resetting its connections, which ends the read with an error.
+     */
     private static void drain(ByteChannel c, LongAdder[] received) throws IOException {
         try (c) {
             ByteBuffer group = ByteBuffer.allocate(1);
             StreamBenchmark.readFully(c, group);
             LongAdder counter = received[group.get(0)];
             ByteBuffer buf = ByteBuffer.allocateDirect(WRITE_SIZE);
-            for (int n; (n = c.read(buf.clear())) >= 0; ) {
-                counter.add(n);
+            try {
+                for (int n; (n = c.read(buf.clear())) >= 0; ) {
+                    counter.add(n);
+                }
+            } catch (SocketException reset) {
+                // the sender's reset: its bytes so far are counted
             }
         }
     }
@@ -228,24 +236,35 @@ public final class ParallelSocketsBenchmark {
             for (ByteChannel c : channels) {
                 writers.add(daemon("send-" + name + writers.size(), () -> {
                     ByteBuffer data = ByteBuffer.allocateDirect(WRITE_SIZE);
-                    while (!stopping) {
-                        StreamBenchmark.writeFully(c, data.clear());
+                    try {
+                        while (!stopping) {
+                            StreamBenchmark.writeFully(c, data.clear());
+                        }
+                    } catch (IOException e) {
+                        if (!stopping) {
+                            throw e;
+                        }
                     }
                 }));
             }
         }
 
         /**
-         * Lets each writer finish its write and closes the connections. Closing under a blocked
-         * write would not wake it on every transport; the link keeps draining, so writes end.
+         * Closes the connections under their writers, which wake from a blocked write (both
+         * channels' close does that), and waits for them to end. A TCP connection is reset, so
+         * its unsent bytes are dropped: waiting for them let one flow backed off by losses at
+         * the limit hold a measurement for 563 s.
          */
         void stop() throws IOException, InterruptedException {
             stopping = true;
+            for (ByteChannel c : channels) {
+                if (c instanceof SocketChannel tcp) {
+                    tcp.setOption(StandardSocketOptions.SO_LINGER, 0);
+                }
+                c.close();
+            }
             for (Thread t : writers) {
                 t.join();
-            }
-            for (ByteChannel c : channels) {
-                c.close();
             }
         }
     }
