@@ -12,6 +12,8 @@
  * PERIOD_US > 0 rounds start that far apart (a round longer than that delays the next).
  * The receiver prints each round's seconds, one a line, then "cpu BUSY TOTAL": the jiffies of
  * the machine's first /proc/stat line from the first round's start to the end of the rounds.
+ * ROUNDS 0 runs a round for every byte read from stdin, until its end, and prints each round's
+ * seconds as soon as it ends: another receiver can take turns with this one round by round.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -175,7 +177,7 @@ static void run_receiver(int argc, char **argv)
     unsigned long long busy0, total0, busy1, total1;
     cpu_jiffies(&busy0, &total0);
     double next = now();
-    for (int r = 0; r < rounds; r++) {
+    for (int r = 0; rounds == 0 ? getchar() != EOF : r < rounds; r++) {
         double start = now();
         for (int i = 0; i < n; i++) {
             write_all(fds[i], (char *)&size, sizeof(size));
@@ -198,6 +200,8 @@ static void run_receiver(int argc, char **argv)
             }
         }
         printf("%.7f\n", now() - start);
+        if (rounds == 0)
+            fflush(stdout);
         if (period_us > 0) {
             next += period_us / 1e6;
             double wait = next - now();

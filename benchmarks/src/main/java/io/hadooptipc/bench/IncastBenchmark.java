@@ -1,23 +1,9 @@
 package io.hadooptipc.bench;
 
-import io.hadooptipc.tipc.TipcSelectionKey;
-import io.hadooptipc.tipc.TipcSelector;
-import io.hadooptipc.tipc.TipcServiceAddress;
-import io.hadooptipc.tipc.TipcSocketChannel;
-import io.hadooptipc.tipc.TipcSocketOptions;
 import java.io.BufferedReader;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.ByteChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,9 +11,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 import java.util.function.IntPredicate;
 import java.util.function.IntToDoubleFunction;
 import java.util.function.ToDoubleFunction;
@@ -39,10 +22,10 @@ import org.knowm.xchart.XYChart;
 /**
  * Incast, seed 000's 1:N model of a reducer's shuffle: one receiver asks N senders at once for
  * a partition each and waits for the last byte, round after round; TIPC against TCP and SCTP
- * over the same Ethernet, C receivers (incast_bench.c) against ours (tipc-jni, one thread on a
- * {@link TipcSelector}; the JDK's {@link Selector} for TCP), and C over TIPC once more with the
- * link window capped at a small static size, as the seed's TIPC had. The senders are incast_bench.c's, a process per connection,
- * spread over the sender machines.
+ * over the same Ethernet, C receivers (incast_bench.c) against ours ({@link IncastReceiver}: over
+ * TIPC tipc-jni's selector, over TCP the JDK's), and C over TIPC once more with the link window
+ * capped at a small static size, as the seed's TIPC had. The senders are incast_bench.c's, a
+ * process per connection, spread over the sender machines.
  *
  * <pre>
  *   IncastBenchmark run C_RECEIVER ADDRESS_PREFIX SENDER_MACHINES SENDERS SIZES ROUNDS BLOCKS PACED_ROUNDS
@@ -120,133 +103,6 @@ public final class IncastBenchmark {
     record Rounds(double[] seconds, CpuJiffies cpu) {
     }
 
-    // ---- our receiver ---------------------------------------------------------------------
-
-    /** One thread, non-blocking channels on a selector: the rounds of incast_bench.c's receiver. */
-    private abstract static class JavaReceiver implements Closeable {
-        private final ByteChannel[] channels;
-        private final Closeable selector;
-        private final int[] remaining;
-        private final ByteBuffer request = ByteBuffer.allocateDirect(Integer.BYTES).order(ByteOrder.nativeOrder());
-        private final ByteBuffer sink = ByteBuffer.allocateDirect(1 << 20);
-        private int pending;
-
-        JavaReceiver(ByteChannel[] channels, Closeable selector) {
-            this.channels = channels;
-            this.selector = selector;
-            this.remaining = new int[channels.length];
-        }
-
-        /** Waits until channels are readable and drains them. */
-        abstract void awaitReadable() throws IOException;
-
-        /** Drains the channels of the keys a select left selected; each key's attachment is its channel's index. */
-        final <K> void drainSelected(Set<K> selected, Function<K, Object> attachment) throws IOException {
-            for (K key : selected) {
-                drain((Integer) attachment.apply(key));
-            }
-            selected.clear();
-        }
-
-        Rounds rounds(int size, int rounds, long periodMicros) throws IOException {
-            double[] seconds = new double[rounds];
-            CpuJiffies before = CpuJiffies.read();
-            long next = System.nanoTime();
-            for (int r = 0; r < rounds; r++) {
-                long start = System.nanoTime();
-                for (int i = 0; i < channels.length; i++) {
-                    StreamBenchmark.writeFully(channels[i], request.clear().putInt(size).flip());
-                    remaining[i] = size;
-                }
-                for (pending = channels.length; pending > 0; ) {
-                    awaitReadable();
-                }
-                seconds[r] = (System.nanoTime() - start) / 1e9;
-                if (periodMicros > 0) {
-                    next += periodMicros * 1000;
-                    long wait = next - System.nanoTime();
-                    if (wait > 0) {
-                        LockSupport.parkNanos(wait);
-                    } else {
-                        next = System.nanoTime(); // overran: no catching up in a burst, as in the C receiver
-                    }
-                }
-            }
-            return new Rounds(seconds, CpuJiffies.read().since(before));
-        }
-
-        private void drain(int i) throws IOException {
-            int n = channels[i].read(sink.clear().limit(remaining[i]));
-            if (n < 0) {
-                throw new IOException("sender " + i + " closed its connection");
-            }
-            remaining[i] -= n;
-            if (n > 0 && remaining[i] == 0) {
-                pending--;
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            selector.close();
-            for (ByteChannel c : channels) {
-                c.close();
-            }
-        }
-    }
-
-    private static final class TipcReceiver extends JavaReceiver {
-        private final TipcSelector selector;
-
-        private TipcReceiver(TipcSocketChannel[] channels, TipcSelector selector) {
-            super(channels, selector);
-            this.selector = selector;
-        }
-
-        static TipcReceiver connect(int[] nodes) throws IOException {
-            TipcSocketChannel[] channels = new TipcSocketChannel[nodes.length];
-            TipcSelector selector = TipcSelector.open();
-            for (int i = 0; i < nodes.length; i++) {
-                channels[i] = TipcSocketChannel.open(TipcServiceAddress.of(TIPC_TYPE, nodes[i]));
-                channels[i].setOption(TipcSocketOptions.NODELAY, true); // as the C receiver
-                selector.register(channels[i].configureBlocking(false), SelectionKey.OP_READ, i);
-            }
-            return new TipcReceiver(channels, selector);
-        }
-
-        @Override
-        void awaitReadable() throws IOException {
-            selector.select();
-            drainSelected(selector.selectedKeys(), TipcSelectionKey::attachment);
-        }
-    }
-
-    private static final class TcpReceiver extends JavaReceiver {
-        private final Selector selector;
-
-        private TcpReceiver(SocketChannel[] channels, Selector selector) {
-            super(channels, selector);
-            this.selector = selector;
-        }
-
-        static TcpReceiver connect(String addressPrefix, int[] nodes) throws IOException {
-            SocketChannel[] channels = new SocketChannel[nodes.length];
-            Selector selector = Selector.open();
-            for (int i = 0; i < nodes.length; i++) {
-                channels[i] = SocketChannel.open(new InetSocketAddress(addressPrefix + nodes[i], TCP_PORT));
-                channels[i].setOption(StandardSocketOptions.TCP_NODELAY, true); // as the C receiver
-                channels[i].configureBlocking(false).register(selector, SelectionKey.OP_READ, i);
-            }
-            return new TcpReceiver(channels, selector);
-        }
-
-        @Override
-        void awaitReadable() throws IOException {
-            selector.select();
-            drainSelected(selector.selectedKeys(), SelectionKey::attachment);
-        }
-    }
-
     // ---- the link window --------------------------------------------------------------------
 
     /**
@@ -309,12 +165,6 @@ public final class IncastBenchmark {
     // ---- the side-by-side run -------------------------------------------------------------
 
     private static final class Run {
-        /**
-         * Rounds that compile a Java receiver's read path before anything is measured: C2 compiles a method after some
-         * 10,000 calls, 1,000 rounds at 1:16 make 16,000 reads. The C receiver is compiled ahead of time, and a
-         * shuffle server's JVM runs hot.
-         */
-        private static final int JIT_WARM_UP_ROUNDS = 1000;
         private final String cReceiver;
         private final String addressPrefix;
         private final int[] senderNodes;
@@ -347,7 +197,8 @@ public final class IncastBenchmark {
             for (String variant : VARIANTS) { // warm-up, not recorded: connection and fork paths, the Java receivers' JIT
                 for (int size : new int[] {sizes[0], sizes[sizes.length - 1]}) {
                     boolean jit = variant.startsWith("java-") && size == sizes[0];
-                    block(variant, "warm-up", cpuSenders, size, 0, jit ? JIT_WARM_UP_ROUNDS : rounds / blocks, 0);
+                    int warmUpRounds = jit ? IncastReceiver.JIT_WARM_UP_ROUNDS : rounds / blocks;
+                    block(variant, "warm-up", cpuSenders, size, 0, warmUpRounds, 0);
                 }
             }
             for (int senders : senderCounts) {
@@ -387,12 +238,12 @@ public final class IncastBenchmark {
                 case "c-sctp" -> cRounds("sctp", size, blockRounds, periodMicros,
                         Arrays.stream(nodes).mapToObj(n -> addressPrefix + n + ":" + SCTP_PORT));
                 case "java-tipc" -> {
-                    try (JavaReceiver receiver = TipcReceiver.connect(nodes)) {
+                    try (IncastReceiver receiver = IncastReceiver.tipc(TIPC_TYPE, nodes)) {
                         yield receiver.rounds(size, blockRounds, periodMicros);
                     }
                 }
                 case "java-tcp" -> {
-                    try (JavaReceiver receiver = TcpReceiver.connect(addressPrefix, nodes)) {
+                    try (IncastReceiver receiver = IncastReceiver.tcp(addressPrefix, TCP_PORT, nodes)) {
                         yield receiver.rounds(size, blockRounds, periodMicros);
                     }
                 }
@@ -497,7 +348,7 @@ public final class IncastBenchmark {
                             + " blocks, the six variants interleaved"
                             + " block by block (rotating order), connections opened per block outside the timing, after"
                             + " a warm-up block of each variant at the smallest and largest size, the Java receivers'"
-                            + " at the smallest with " + JIT_WARM_UP_ROUNDS + " rounds (their read path compiled); rates"
+                            + " at the smallest with " + IncastReceiver.JIT_WARM_UP_ROUNDS + " rounds (their read path compiled); rates"
                             + " are medians over blocks, ratios medians of the per-block ratio. **CPU** = busy share of"
                             + " the receiver machine's /proc/stat (one vCPU: the receiver and its kernel's protocol"
                             + " work) over %d rounds at 1:%d started every 25 ms, as in the seed's figure 8.%n%n",
