@@ -276,7 +276,8 @@ public final class ParallelSocketsBenchmark {
 
         void end(String phase) {
             long now = System.nanoTime();
-            spent.append(spent.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s %.1f s", phase, (now - since) / 1e9));
+            spent.append(spent.isEmpty() ? "" : ", ")
+                    .append(String.format(Locale.ROOT, "%s %.1f s", phase, (now - since) / 1e9));
             since = now;
         }
 
