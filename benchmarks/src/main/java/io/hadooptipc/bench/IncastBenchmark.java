@@ -67,8 +67,21 @@ public final class IncastBenchmark {
                 Integer.parseInt(args[10]), windows[0], windows[1]), Path.of(args[11])).execute();
     }
 
-    private static int[] ints(String csv) {
+    static int[] ints(String csv) {
         return Arrays.stream(csv.split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+
+    /** A chart over partition sizes on a log2 axis, labelled in KiB. */
+    static XYChart sizeChart(String title, String yTitle) {
+        XYChart chart = Charts.lines(title, "partition", yTitle);
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(
+                x -> x == Math.rint(x) && x >= 0 ? (1 << x.intValue()) + " KiB" : "");
+        return chart;
+    }
+
+    /** Partition sizes as x values of {@link #sizeChart}. */
+    static double[] log2KiB(int[] sizes) {
+        return Arrays.stream(sizes).mapToDouble(s -> Math.log(s / 1024.0) / Math.log(2)).toArray();
     }
 
     /** One variant's rounds at one point, and the machine's CPU time over them. */
@@ -486,16 +499,8 @@ public final class IncastBenchmark {
             Charts.save(out, "plot-cpu", cpu);
         }
 
-        /** A chart over partition sizes on a log2 axis, labelled in KiB. */
-        private static XYChart sizeChart(String title, String yTitle) {
-            XYChart chart = Charts.lines(title, "partition", yTitle);
-            chart.getStyler().setxAxisTickLabelsFormattingFunction(
-                    x -> x == Math.rint(x) && x >= 0 ? (1 << x.intValue()) + " KiB" : "");
-            return chart;
-        }
-
         private double[] log2KiB() {
-            return Arrays.stream(sizes).mapToDouble(s -> Math.log(s / 1024.0) / Math.log(2)).toArray();
+            return IncastBenchmark.log2KiB(sizes);
         }
 
         private double[] perSize(IntToDoubleFunction f) {

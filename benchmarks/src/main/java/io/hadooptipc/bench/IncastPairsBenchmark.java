@@ -48,12 +48,9 @@ public final class IncastPairsBenchmark {
                     + " PAIRS BLOCKS OUT_DIR");
             System.exit(2);
         }
-        new Run(args[1], args[2], ints(args[3]), ints(args[4]), ints(args[5]), Integer.parseInt(args[6]),
-                Integer.parseInt(args[7]), Path.of(args[8])).execute();
-    }
-
-    private static int[] ints(String csv) {
-        return Arrays.stream(csv.split(",")).mapToInt(Integer::parseInt).toArray();
+        new Run(args[1], args[2], IncastBenchmark.ints(args[3]), IncastBenchmark.ints(args[4]),
+                IncastBenchmark.ints(args[5]), Integer.parseInt(args[6]), Integer.parseInt(args[7]), Path.of(args[8]))
+                .execute();
     }
 
     /** One pair of rounds: each receiver's seconds, and whether C's round went first. */
@@ -222,11 +219,9 @@ public final class IncastPairsBenchmark {
                 csv.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%b,%.7f,%.7f%n", p.transport, p.senders, p.size,
                         p.block, p.index, p.cFirst, p.cSeconds, p.javaSeconds));
             }
-            XYChart chart = Charts.lines("Java / C receiver rate, round by round (order-balanced median)",
-                    "partition", "Java / C");
-            chart.getStyler().setxAxisTickLabelsFormattingFunction(
-                    x -> x == Math.rint(x) && x >= 0 ? (1 << x.intValue()) + " KiB" : "");
-            double[] log2KiB = Arrays.stream(sizes).mapToDouble(s -> Math.log(s / 1024.0) / Math.log(2)).toArray();
+            XYChart chart = IncastBenchmark.sizeChart("Java / C receiver rate, round by round (order-balanced median)",
+                    "Java / C");
+            double[] log2KiB = IncastBenchmark.log2KiB(sizes);
             StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
                     "| transport | fan-in | partition | C round (ms) | Java round (ms) | Java/C | 95%% interval | blocks |"
                             + " C first / Java first | samples Java faster | verdict |%n"
