@@ -71,6 +71,21 @@ public final class IncastBenchmark {
         return Arrays.stream(csv.split(",")).mapToInt(Integer::parseInt).toArray();
     }
 
+    /** The sender machine of each of N connections: connection i on machine i mod the machine count. */
+    static int[] connectionNodes(int senders, int[] senderNodes) {
+        return IntStream.range(0, senders).map(i -> senderNodes[i % senderNodes.length]).toArray();
+    }
+
+    /** The C receiver's PEER arguments for connections to these sender machines: TYPE:INSTANCE, or IPV4:PORT. */
+    static List<String> cPeers(String transport, String addressPrefix, int[] nodes) {
+        return Arrays.stream(nodes).mapToObj(n -> switch (transport) {
+            case "tipc" -> TIPC_TYPE + ":" + n;
+            case "tcp" -> addressPrefix + n + ":" + TCP_PORT;
+            case "sctp" -> addressPrefix + n + ":" + SCTP_PORT;
+            default -> throw new IllegalArgumentException(transport);
+        }).toList();
+    }
+
     /** A chart over partition sizes on a log2 axis, labelled in KiB. */
     static XYChart sizeChart(String title, String yTitle) {
         XYChart chart = Charts.lines(title, "partition", yTitle);
@@ -239,17 +254,13 @@ public final class IncastBenchmark {
 
         private Block block(String variant, String phase, int senders, int size, int index, int blockRounds,
                 long periodMicros) throws Exception {
-            // Connection i goes to sender machine i mod the machine count: N/machines connections per machine.
-            int[] nodes = IntStream.range(0, senders).map(i -> senderNodes[i % senderNodes.length]).toArray();
+            int[] nodes = connectionNodes(senders, senderNodes);
             int window = windows.windowFor(variant);
             windows.set(window);
             Rounds r = switch (variant) {
-                case "c-tipc", CAPPED -> cRounds("tipc", size, blockRounds, periodMicros,
-                        Arrays.stream(nodes).mapToObj(n -> TIPC_TYPE + ":" + n));
-                case "c-tcp" -> cRounds("tcp", size, blockRounds, periodMicros,
-                        Arrays.stream(nodes).mapToObj(n -> addressPrefix + n + ":" + TCP_PORT));
-                case "c-sctp" -> cRounds("sctp", size, blockRounds, periodMicros,
-                        Arrays.stream(nodes).mapToObj(n -> addressPrefix + n + ":" + SCTP_PORT));
+                case "c-tipc", CAPPED -> cRounds("tipc", size, blockRounds, periodMicros, cPeers("tipc", addressPrefix, nodes));
+                case "c-tcp" -> cRounds("tcp", size, blockRounds, periodMicros, cPeers("tcp", addressPrefix, nodes));
+                case "c-sctp" -> cRounds("sctp", size, blockRounds, periodMicros, cPeers("sctp", addressPrefix, nodes));
                 case "java-tipc" -> {
                     try (IncastReceiver receiver = IncastReceiver.tipc(TIPC_TYPE, nodes)) {
                         yield receiver.rounds(size, blockRounds, periodMicros);
@@ -265,11 +276,11 @@ public final class IncastBenchmark {
             return new Block(phase, variant, senders, size, index, window, r.seconds(), r.cpu());
         }
 
-        private Rounds cRounds(String transport, int size, int blockRounds, long periodMicros, Stream<String> peers)
+        private Rounds cRounds(String transport, int size, int blockRounds, long periodMicros, List<String> peers)
                 throws Exception {
             List<String> command = new ArrayList<>(List.of(cReceiver, "receiver", transport, String.valueOf(blockRounds),
                     String.valueOf(size), String.valueOf(periodMicros)));
-            peers.forEach(command::add);
+            command.addAll(peers);
             Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).lines().toList();
             if (p.waitFor() != 0 || lines.size() != blockRounds + 1) {

@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -91,8 +92,9 @@ public final class IncastPairsBenchmark {
         public void close() throws IOException {
             turns.close();
             seconds.readLine(); // its cpu line
-            if (exitCode() != 0) {
-                throw new IOException("C receiver failed (exit " + exitCode() + ")");
+            int exit = exitCode();
+            if (exit != 0) {
+                throw new IOException("C receiver failed (exit " + exit + ")");
             }
         }
 
@@ -150,12 +152,10 @@ public final class IncastPairsBenchmark {
 
         /** A block: both receivers connected anew, then COUNT pairs, C first in every other pair. */
         private List<Pair> block(String transport, int senders, int size, int index, int count) throws IOException {
-            // Connection i goes to sender machine i mod the machine count, as in incast.
-            int[] nodes = IntStream.range(0, senders).map(i -> senderNodes[i % senderNodes.length]).toArray();
-            List<String> peers = Arrays.stream(nodes).mapToObj(n -> transport.equals("tipc")
-                    ? IncastBenchmark.TIPC_TYPE + ":" + n : addressPrefix + n + ":" + IncastBenchmark.TCP_PORT).toList();
+            int[] nodes = IncastBenchmark.connectionNodes(senders, senderNodes);
             List<Pair> block = new ArrayList<>();
-            try (CReceiver c = new CReceiver(cReceiver, transport, size, peers);
+            try (CReceiver c = new CReceiver(cReceiver, transport, size,
+                    IncastBenchmark.cPeers(transport, addressPrefix, nodes));
                     IncastReceiver java = transport.equals("tipc") ? IncastReceiver.tipc(IncastBenchmark.TIPC_TYPE, nodes)
                             : IncastReceiver.tcp(addressPrefix, IncastBenchmark.TCP_PORT, nodes)) {
                 for (int p = 0; p < count; p++) {
@@ -176,8 +176,7 @@ public final class IncastPairsBenchmark {
          * ratio says as much about who went first as about the receivers; over two pairs each went first once.
          */
         private double[] balancedRatios(String transport, int senders, int size, IntPredicate blockIs) {
-            List<Pair> point = results.stream().filter(p -> p.transport.equals(transport) && p.senders == senders
-                    && p.size == size && blockIs.test(p.block)).toList();
+            List<Pair> point = pairsOf(transport, senders, size).filter(p -> blockIs.test(p.block)).toList();
             return IntStream.range(0, point.size() / 2).filter(k -> point.get(2 * k).block == point.get(2 * k + 1).block)
                     .mapToDouble(k -> {
                         Pair a = point.get(2 * k);
@@ -188,14 +187,18 @@ public final class IncastPairsBenchmark {
 
         /** The median Java/C of the single pairs in which C's round went first, or Java's: what going first does. */
         private double orderMedian(String transport, int senders, int size, boolean cFirst) {
-            return Results.median(results.stream().filter(p -> p.transport.equals(transport) && p.senders == senders
-                    && p.size == size && p.cFirst == cFirst).mapToDouble(Pair::javaOverC));
+            return Results.median(pairsOf(transport, senders, size).filter(p -> p.cFirst == cFirst)
+                    .mapToDouble(Pair::javaOverC));
         }
 
         private double medianMillis(String transport, int senders, int size, boolean java) {
-            return 1000 * Results.median(results.stream()
-                    .filter(p -> p.transport.equals(transport) && p.senders == senders && p.size == size)
+            return 1000 * Results.median(pairsOf(transport, senders, size)
                     .mapToDouble(p -> java ? p.javaSeconds : p.cSeconds));
+        }
+
+        /** A point's pairs, in the order they ran. */
+        private Stream<Pair> pairsOf(String transport, int senders, int size) {
+            return results.stream().filter(p -> p.transport.equals(transport) && p.senders == senders && p.size == size);
         }
 
         /** Where the interval lies against the goal's edges; an interval across the lower edge resolves nothing. */
