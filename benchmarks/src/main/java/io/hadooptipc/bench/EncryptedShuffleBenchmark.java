@@ -1,14 +1,15 @@
 package io.hadooptipc.bench;
 
-import io.hadooptipc.shuffle.MapOutputFixture;
-import io.hadooptipc.shuffle.ShuffleComparison;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
-import io.hadooptipc.shuffle.client.FetchCost;
-import io.hadooptipc.shuffle.client.FetchCost.Fetching;
-import io.hadooptipc.shuffle.client.LinkKey;
+import io.hadooptipc.shuffle.harness.FetchCost.Fetching;
+import io.hadooptipc.shuffle.harness.FetchCost;
+import io.hadooptipc.shuffle.harness.ShuffleComparison;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
-import io.hadooptipc.tipc.Testbed;
+import io.hadooptipc.testbed.LinkKey;
+import io.hadooptipc.testbed.MapOutputFixture;
+import io.hadooptipc.testbed.Testbed;
+import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.MRConfig;
@@ -17,7 +18,6 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.knowm.xchart.CategoryChart;
 
-import javax.crypto.SecretKey;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import javax.crypto.SecretKey;
 
 /**
  * The cost of encrypted shuffle over TIPC, across two testbed machines (TIPC data crosses a
@@ -160,7 +161,7 @@ public final class EncryptedShuffleBenchmark {
                             StringBuilder reply = new StringBuilder(dir + " "
                                     + Base64.getEncoder().encodeToString(outputs.key.getEncoded()));
                             for (Server s : Server.values()) {
-                                TipcShuffleHandler h = FetchCost.start(outputs, s.conf());
+                                TipcShuffleHandler h = outputs.serve(new TipcShuffleHandler(), s.conf(), 0);
                                 handlers.put(s, h);
                                 reply.append(' ').append(ShuffleHandler.deserializeMetaData(h.getMetaData()))
                                         .append(' ').append(h.isServingTipc());
@@ -308,7 +309,7 @@ public final class EncryptedShuffleBenchmark {
             int port = ports.get(mode.server);
             if (mode.keyed() != null) {
                 link.key(mode.keyed());
-                Testbed.awaitPublished(ShuffleServiceName.of(InetAddress.getByName(serverIp), port)
+                Tipc.awaitPublished(ShuffleServiceName.of(InetAddress.getByName(serverIp), port)
                         .tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofMinutes(1));
             }
             try (Fetching fetching = mode.fetching()) {

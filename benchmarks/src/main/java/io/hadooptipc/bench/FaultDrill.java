@@ -1,12 +1,13 @@
 package io.hadooptipc.bench;
 
-import io.hadooptipc.shuffle.GatedMapper;
-import io.hadooptipc.shuffle.ShuffleCluster;
-import io.hadooptipc.shuffle.ShuffleComparison;
-import io.hadooptipc.shuffle.ShuffleJob;
-import io.hadooptipc.shuffle.ShuffleJobRunner;
 import io.hadooptipc.shuffle.client.TipcShuffleConsumer;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.harness.GatedMapper;
+import io.hadooptipc.shuffle.harness.ShuffleCluster;
+import io.hadooptipc.shuffle.harness.ShuffleComparison;
+import io.hadooptipc.shuffle.harness.ShuffleJob;
+import io.hadooptipc.shuffle.harness.ShuffleJobRunner;
+import io.hadooptipc.shuffle.harness.TestbedCluster;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.mapreduce.Job;
@@ -25,7 +26,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Faults at job level on the testbed cluster (testbed-cluster/hadoop-cluster, from its machine 1; maps run on
+ * Faults at job level on the testbed cluster (testbed/cluster/hadoop-cluster, from its machine 1; maps run on
  * machine 2, reducers here): a job with our shuffle meets a fault on machine 2 while its reducers are fetching,
  * and must succeed with output byte-identical to the same job with the stock shuffle, its fallbacks counted by
  * reason. Reducers start with the job. For a mid-shuffle fault, maps 0 and 1 run while maps 2 and 3 wait at a gate

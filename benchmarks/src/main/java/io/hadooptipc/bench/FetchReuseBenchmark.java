@@ -1,11 +1,13 @@
 package io.hadooptipc.bench;
 
-import io.hadooptipc.shuffle.MapOutputFixture;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
-import io.hadooptipc.shuffle.client.FetchCost;
+import io.hadooptipc.shuffle.harness.FetchCost;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
-import io.hadooptipc.tipc.Testbed;
+import io.hadooptipc.testbed.MapOutputFixture;
+import io.hadooptipc.testbed.Testbed;
+import io.hadooptipc.testbed.TestbedNetwork;
+import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.knowm.xchart.CategoryChart;
@@ -28,7 +30,7 @@ import java.util.function.ToDoubleFunction;
  * <p>Arguments: {@code OUT ROUNDS FETCHES SIZE...} (partition sizes in bytes).
  */
 public final class FetchReuseBenchmark {
-    private static final String SERVER_IP = "10.210.0.1";
+    private static final String SERVER_IP = TestbedNetwork.node(1);
 
     private record Row(int size, int round, boolean reuse, FetchCost.Measured m) {
         double wallMicrosPerFetch() {
@@ -48,11 +50,11 @@ public final class FetchReuseBenchmark {
         for (int a = 3; a < args.length; a++) {
             int size = Integer.parseInt(args[a]);
             MapOutputFixture outputs = new MapOutputFixture(Files.createTempDirectory("fetch-reuse"), fetches, 1, size);
-            TipcShuffleHandler handler = FetchCost.serve("n1", outputs, new YarnConfiguration());
+            TipcShuffleHandler handler = outputs.serveIn("n1", TipcShuffleHandler::new, new YarnConfiguration());
             try {
                 int port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
-                Testbed.awaitPublished("n2", ShuffleServiceName.of(InetAddress.getByName(SERVER_IP), port)
-                        .tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20));
+                Testbed.on("n2", () -> Tipc.awaitPublished(ShuffleServiceName.of(InetAddress.getByName(SERVER_IP), port)
+                        .tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20)));
                 Testbed.on("n2", () -> FetchCost.fetchEach(SERVER_IP, port, outputs.key, outputs.mapIds(), true)); // warm-up
                 for (int round = 1; round <= rounds; round++) {
                     for (boolean reuse : round % 2 == 1 ? new boolean[] {true, false} : new boolean[] {false, true}) {

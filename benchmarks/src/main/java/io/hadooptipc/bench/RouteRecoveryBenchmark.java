@@ -1,12 +1,11 @@
 package io.hadooptipc.bench;
 
-import io.hadooptipc.shuffle.MapOutputFixture;
-import io.hadooptipc.shuffle.ShuffleWire;
-import io.hadooptipc.shuffle.client.FetchCost;
-import io.hadooptipc.shuffle.client.RouteRecovery;
-import io.hadooptipc.shuffle.client.RouteRecovery.Fetch;
-import io.hadooptipc.shuffle.client.RouteRecovery.Report;
+import io.hadooptipc.shuffle.harness.RouteRecovery.Fetch;
+import io.hadooptipc.shuffle.harness.RouteRecovery.Report;
+import io.hadooptipc.shuffle.harness.RouteRecovery;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
+import io.hadooptipc.testbed.MapOutputFixture;
+import io.hadooptipc.testbed.ShuffleWire;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import io.hadooptipc.tipc.TipcServiceAddress;
 import io.hadooptipc.tipc.TipcSocketChannel;
@@ -15,7 +14,6 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.knowm.xchart.XYChart;
 
-import javax.crypto.SecretKey;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -29,6 +27,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
+import javax.crypto.SecretKey;
 
 /**
  * How soon a reducer's fetches from a map host go over TIPC again after the host's shuffle handler restarts, with
@@ -74,7 +73,7 @@ public final class RouteRecoveryBenchmark {
         DefaultMetricsSystem.setMiniClusterMode(true); // each start registers the handler's metrics again
         MapOutputFixture outputs = new MapOutputFixture(work.resolve("outputs"), 1, 1, PARTITION_BYTES);
         Files.write(work.resolve("job-token"), outputs.token.getPassword());
-        TipcShuffleHandler handler = FetchCost.start(outputs, new YarnConfiguration(), port);
+        TipcShuffleHandler handler = outputs.serve(new TipcShuffleHandler(), new YarnConfiguration(), port);
         try (TipcServerSocketChannel control = TipcServerSocketChannel.open()
                 .bind(TipcServiceAddress.of(controlType, INSTANCE));
              TipcSocketChannel client = control.accept()) {
@@ -82,7 +81,7 @@ public final class RouteRecoveryBenchmark {
             while (client.read(request.clear()) >= 0) {
                 handler.stop();
                 Thread.sleep(DOWN.toMillis());
-                handler = FetchCost.start(outputs, new YarnConfiguration(), port);
+                handler = outputs.serve(new TipcShuffleHandler(), new YarnConfiguration(), port);
                 client.writeFully(request.flip());
             }
         } finally {

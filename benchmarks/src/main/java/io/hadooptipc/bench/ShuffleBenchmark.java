@@ -1,14 +1,15 @@
 package io.hadooptipc.bench;
 
-import io.hadooptipc.shuffle.ShuffleComparison;
-import io.hadooptipc.shuffle.ShuffleComparison.Measured;
-import io.hadooptipc.shuffle.ShuffleComparison.ReduceAttempt;
-import io.hadooptipc.shuffle.ShuffleComparison.Side;
-import io.hadooptipc.shuffle.ShuffleComparison.Spec;
-import io.hadooptipc.shuffle.MiniShuffleCluster;
-import io.hadooptipc.shuffle.ShuffleCluster;
-import io.hadooptipc.shuffle.ShuffleJob;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.harness.MiniShuffleCluster;
+import io.hadooptipc.shuffle.harness.ShuffleCluster;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Measured;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.ReduceAttempt;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Side;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Spec;
+import io.hadooptipc.shuffle.harness.ShuffleComparison;
+import io.hadooptipc.shuffle.harness.ShuffleJob;
+import io.hadooptipc.shuffle.harness.TestbedCluster;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapreduce.TaskCounter;
@@ -32,7 +33,7 @@ import java.util.stream.Collectors;
  * or is wrong, 2 if this node has AF_TIPC yet our shuffle moved bytes over TCP.
  * <p>Arguments: {@code CLUSTER OUT ROUNDS SPEC...}. CLUSTER is {@code mini} (a MiniMRYarnCluster
  * in this JVM, on the local file system), {@code mini-hdfs} (the same on HDFS, a MiniDFSCluster)
- * or {@code testbed} (the real cluster of testbed-cluster/hadoop-cluster, from its machine 1:
+ * or {@code testbed} (the real cluster of testbed/cluster/hadoop-cluster, from its machine 1:
  * environment {@code TIPC_TESTBED_MACHINES}, {@code HADOOP_CLUSTER_RUN}, {@code HADOOP_CLUSTER_NIC}).
  * ROUNDS is {@code N} (rounds 1 to N) or {@code K-N} (see {@link Rounds}). Each SPEC is
  * {@code job:maps:reduces:records} with job {@code wordcount} or {@code shuffle-heavy}; a SPEC

@@ -1,14 +1,14 @@
 package io.hadooptipc.bench;
 
 import io.hadooptipc.bench.ShuffleBenchmark.Metric;
-import io.hadooptipc.shuffle.ShuffleCluster;
-import io.hadooptipc.shuffle.ShuffleComparison;
-import io.hadooptipc.shuffle.ShuffleComparison.Measured;
-import io.hadooptipc.shuffle.ShuffleComparison.ReduceAttempt;
-import io.hadooptipc.shuffle.ShuffleComparison.Side;
-import io.hadooptipc.shuffle.ShuffleComparison.Spec;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.harness.ShuffleCluster;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Measured;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.ReduceAttempt;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Side;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Spec;
+import io.hadooptipc.shuffle.harness.ShuffleComparison;
 import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.knowm.xchart.CategoryChart;

@@ -3,7 +3,7 @@ package io.hadooptipc.bench;
 import io.hadooptipc.bench.EncryptedShuffleBenchmark.Mode;
 import io.hadooptipc.bench.EncryptedShuffleBenchmark.Row;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
-import io.hadooptipc.shuffle.client.FetchCost;
+import io.hadooptipc.shuffle.harness.FetchCost;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

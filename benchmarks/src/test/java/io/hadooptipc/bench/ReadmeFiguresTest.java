@@ -23,7 +23,7 @@ class ReadmeFiguresTest {
      * Sections whose figures are no benchmark result, with why; benchmarks/README.md lists them too.
      * The testbed's timings say how long its own commands take, as a guide to what to run in the guest.
      */
-    private static final Map<String, String> SECTIONS_WITHOUT_RESULTS = Map.of("src/test/testbed/README.md", "## Timings");
+    private static final Map<String, String> SECTIONS_WITHOUT_RESULTS = Map.of("testbed/README.md", "## Timings");
 
     private static final Path ROOT = projectRoot();
     private static final Path RESULTS = ROOT.resolve("benchmarks/results");

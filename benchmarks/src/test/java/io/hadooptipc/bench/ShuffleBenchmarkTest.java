@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hadooptipc.bench.ShuffleBenchmark.Compared;
 import io.hadooptipc.bench.ShuffleBenchmark.Metric;
-import io.hadooptipc.shuffle.ShuffleCluster;
-import io.hadooptipc.shuffle.ShuffleComparison.Measured;
-import io.hadooptipc.shuffle.ShuffleComparison.Side;
-import io.hadooptipc.shuffle.ShuffleComparison.Spec;
-import io.hadooptipc.shuffle.ShuffleJob;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.harness.ShuffleCluster;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Measured;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Side;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Spec;
+import io.hadooptipc.shuffle.harness.ShuffleJob;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.mapreduce.Counters;

@@ -3,13 +3,13 @@ package io.hadooptipc.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.hadooptipc.bench.ShuffleReuseBenchmark.Problem;
-import io.hadooptipc.shuffle.ShuffleCluster;
-import io.hadooptipc.shuffle.ShuffleComparison.Measured;
-import io.hadooptipc.shuffle.ShuffleComparison.Side;
-import io.hadooptipc.shuffle.ShuffleComparison.Spec;
-import io.hadooptipc.shuffle.ShuffleJob;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.harness.ShuffleCluster;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Measured;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Side;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Spec;
+import io.hadooptipc.shuffle.harness.ShuffleJob;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.mapreduce.Counters;

@@ -78,6 +78,22 @@ public final class Tipc {
         }
     }
 
+    /**
+     * Waits until some socket in the cluster has bound {@code service}, as this node's topology service
+     * sees it, and returns that socket: a connect to a name nobody has bound yet fails at once with
+     * EHOSTUNREACH, so a client started beside its server waits on this rather than on sleeps.
+     */
+    public static TipcSocketAddress awaitPublished(TipcServiceAddress service, Duration timeout) throws IOException {
+        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+            topology.subscribe(TipcServiceRange.of(service), TipcTopologyChannel.Mode.FIRST_AND_LAST, timeout);
+            TipcTopologyEvent e = topology.receive();
+            if (e.kind() != TipcTopologyEvent.Kind.PUBLISHED) {
+                throw new IOException(service + " was not published within " + timeout);
+            }
+            return e.socket();
+        }
+    }
+
     /** The addresses of the other nodes this node has a TIPC link up to, right now. */
     public static List<Integer> reachableNodes() throws IOException {
         try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {

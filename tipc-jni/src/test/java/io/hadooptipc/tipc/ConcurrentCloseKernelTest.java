@@ -1,6 +1,6 @@
 package io.hadooptipc.tipc;
 
-import static io.hadooptipc.tipc.Testbed.on;
+import static io.hadooptipc.testbed.Testbed.on;
 
 import java.nio.file.Path;
 import java.util.concurrent.Future;

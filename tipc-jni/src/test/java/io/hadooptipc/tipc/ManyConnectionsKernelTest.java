@@ -1,7 +1,8 @@
 package io.hadooptipc.tipc;
 
-import static io.hadooptipc.tipc.Testbed.on;
-import static io.hadooptipc.tipc.Testbed.start;
+import io.hadooptipc.testbed.Testbed;
+import static io.hadooptipc.testbed.Testbed.on;
+import static io.hadooptipc.testbed.Testbed.start;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,7 +1,8 @@
 package io.hadooptipc.tipc;
 
-import static io.hadooptipc.tipc.Testbed.on;
-import static io.hadooptipc.tipc.Testbed.start;
+import io.hadooptipc.testbed.Testbed;
+import static io.hadooptipc.testbed.Testbed.on;
+import static io.hadooptipc.testbed.Testbed.start;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -67,7 +68,7 @@ class MessageKernelTest {
     void rdmKeepsBoundariesAndReportsTheSender() throws Exception {
         TipcServiceAddress name = TipcServiceAddress.of(20012, 1);
         TipcDatagramChannel receiver = on("n2", () -> TipcDatagramChannel.open().bind(name, TipcScope.CLUSTER));
-        Testbed.awaitPublished("n1", name, java.time.Duration.ofSeconds(10));
+        Testbed.on("n1", () -> Tipc.awaitPublished(name, java.time.Duration.ofSeconds(10)));
         TipcSocketAddress sender = on("n1", () -> {
             try (TipcDatagramChannel c = TipcDatagramChannel.open()) {
                 for (int size : SIZES) {
@@ -99,8 +100,8 @@ class MessageKernelTest {
         TipcServiceRange group = TipcServiceRange.of(20013, 0, 10);
         TipcDatagramChannel onN2 = on("n2", () -> TipcDatagramChannel.open().bind(TipcServiceAddress.of(20013, 2), TipcScope.CLUSTER));
         TipcDatagramChannel onN3 = on("n3", () -> TipcDatagramChannel.open().bind(TipcServiceAddress.of(20013, 3), TipcScope.CLUSTER));
-        Testbed.awaitPublished("n1", TipcServiceAddress.of(20013, 2), java.time.Duration.ofSeconds(10));
-        Testbed.awaitPublished("n1", TipcServiceAddress.of(20013, 3), java.time.Duration.ofSeconds(10));
+        Testbed.on("n1", () -> Tipc.awaitPublished(TipcServiceAddress.of(20013, 2), java.time.Duration.ofSeconds(10)));
+        Testbed.on("n1", () -> Tipc.awaitPublished(TipcServiceAddress.of(20013, 3), java.time.Duration.ofSeconds(10)));
         on("n1", () -> {
             try (TipcDatagramChannel c = TipcDatagramChannel.open()) {
                 return c.send(message(500), group);

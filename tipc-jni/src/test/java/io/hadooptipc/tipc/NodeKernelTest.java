@@ -1,6 +1,7 @@
 package io.hadooptipc.tipc;
 
-import static io.hadooptipc.tipc.Testbed.on;
+import io.hadooptipc.testbed.Testbed;
+import static io.hadooptipc.testbed.Testbed.on;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,7 +26,7 @@ class NodeKernelTest {
             TipcAvailability a = on(name, Tipc::availability);
             assertEquals(TipcAvailability.Level.CLUSTER, a.level(), a.reason());
             assertEquals(nodes - 1, a.peerNodes(), a.reason());
-            int address = Testbed.address(name);
+            int address = Testbed.on(name, Tipc::ownNodeAddress);
             assertNotEquals(0, address);
             addresses.add(address);
             assertEquals(name, on(name, () -> Tipc.nodeIdentity(address)));
@@ -33,7 +34,7 @@ class NodeKernelTest {
         assertEquals(nodes, addresses.size(), "node addresses are distinct");
         List<Integer> fromN1 = on("n1", Tipc::reachableNodes);
         for (int i = 2; i <= nodes; i++) {
-            int peer = Testbed.address("n" + i);
+            int peer = Testbed.on("n" + i, Tipc::ownNodeAddress);
             assertTrue(fromN1.contains(peer));
             assertEquals("n" + i, on("n1", () -> Tipc.nodeIdentity(peer)));
         }

@@ -1,7 +1,8 @@
 package io.hadooptipc.tipc;
 
-import static io.hadooptipc.tipc.Testbed.on;
-import static io.hadooptipc.tipc.Testbed.start;
+import io.hadooptipc.testbed.Testbed;
+import static io.hadooptipc.testbed.Testbed.on;
+import static io.hadooptipc.testbed.Testbed.start;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,7 +58,7 @@ class PythonInteropKernelTest {
                 "print(' '.join(str(v) for v in peer))");
         Process python = Testbed.exec("n2", Testbed.python(), "-c", script);
         TipcServiceAddress name = TipcServiceAddress.of(20042, 1);
-        Testbed.awaitPublished("n1", name, WAIT);
+        Testbed.on("n1", () -> Tipc.awaitPublished(name, WAIT));
         String[] reply = on("n1", () -> {
             try (TipcSocketChannel c = openOnceListening(name)) {
                 c.writeFully(ByteBuffer.wrap("abc123".getBytes(StandardCharsets.US_ASCII)));
@@ -82,7 +83,7 @@ class PythonInteropKernelTest {
     void rdmMessagesBothWays() throws Exception {
         TipcServiceAddress javaName = TipcServiceAddress.of(20043, 1);
         TipcDatagramChannel java = on("n1", () -> TipcDatagramChannel.open().bind(javaName, TipcScope.CLUSTER));
-        Testbed.awaitPublished("n2", javaName, WAIT);
+        Testbed.on("n2", () -> Tipc.awaitPublished(javaName, WAIT));
         String script = String.join("\n",
                 "import socket",
                 "s = socket.socket(socket.AF_TIPC, socket.SOCK_RDM)",

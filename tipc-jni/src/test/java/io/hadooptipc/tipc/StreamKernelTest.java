@@ -1,7 +1,8 @@
 package io.hadooptipc.tipc;
 
-import static io.hadooptipc.tipc.Testbed.on;
-import static io.hadooptipc.tipc.Testbed.start;
+import io.hadooptipc.testbed.Testbed;
+import static io.hadooptipc.testbed.Testbed.on;
+import static io.hadooptipc.testbed.Testbed.start;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -67,7 +68,7 @@ class StreamKernelTest {
         Future<Long> served = echoServer("n2", bound("n2", name));
         byte[] sent = new byte[300_000];
         new Random(1).nextBytes(sent);
-        int n1 = Testbed.address("n1");
+        int n1 = Testbed.on("n1", Tipc::ownNodeAddress);
         byte[] received = on("n1", () -> {
             try (TipcSocketChannel c = TipcSocketChannel.open(name)) {
                 assertEquals(name, c.getRemoteAddress());

@@ -1,6 +1,7 @@
 package io.hadooptipc.tipc;
 
-import static io.hadooptipc.tipc.Testbed.on;
+import io.hadooptipc.testbed.Testbed;
+import static io.hadooptipc.testbed.Testbed.on;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -19,7 +20,7 @@ class TopologyKernelTest {
     void bindAndUnbindOnN2AreReportedOnN1() throws Exception {
         TipcServiceRange watched = TipcServiceRange.of(20021, 0, 100);
         TipcServiceAddress name = TipcServiceAddress.of(20021, 5);
-        int n2 = Testbed.address("n2");
+        int n2 = Testbed.on("n2", Tipc::ownNodeAddress);
         TipcTopologyChannel topology = on("n1", TipcTopologyChannel::open);
         try (topology) {
             var subscription = topology.subscribe(watched, TipcTopologyChannel.Mode.EVERY_BINDING);
@@ -56,7 +57,7 @@ class TopologyKernelTest {
     void existingBindingsAreReportedOnSubscribeAndTimeoutEndsTheSubscription() throws Exception {
         TipcServiceAddress name = TipcServiceAddress.of(20022, 1);
         try (TipcDatagramChannel bound = on("n3", () -> TipcDatagramChannel.open().bind(name, TipcScope.CLUSTER))) {
-            Testbed.awaitPublished("n1", name, WAIT);
+            Testbed.on("n1", () -> Tipc.awaitPublished(name, WAIT));
             on("n1", () -> {
                 try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
                     topology.subscribe(TipcServiceRange.of(name), TipcTopologyChannel.Mode.EVERY_BINDING,

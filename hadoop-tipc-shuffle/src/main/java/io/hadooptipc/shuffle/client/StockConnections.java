@@ -9,6 +9,6 @@ import java.net.URL;
  * SSL settings when encrypted shuffle is on. What a fetch over TIPC falls back to.
  */
 @FunctionalInterface
-interface StockConnections {
+public interface StockConnections {
     HttpURLConnection open(URL url) throws IOException;
 }

@@ -1,36 +1,47 @@
 package io.hadooptipc.shuffle.client;
 
-import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.security.ssl.SSLFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.URL;
 import java.security.GeneralSecurityException;
 
 /**
  * A reduce task's TIPC side, shared by its fetchers: routes that follow the topology service, and
  * streams kept alive per map host, in TLS when encrypted shuffle requires it and the links are not
- * declared encrypted by the kernel. Closed together at the task's end.
+ * declared encrypted by the kernel. Closed together at the task's end. Public for whatever fetches
+ * as a reduce task does outside one (the shuffle harness): {@link #start} and {@link #open}.
  */
-final class TaskTransports implements Closeable {
+public final class TaskTransports implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskTransports.class);
 
-    final TransportRoutes routes;
-    final StreamPool streams;
+    private final TransportRoutes routes;
+    private final StreamPool streams;
+    private final TransferCounters counters;
     /** The job's client SSL settings for TLS over TIPC; null without it. */
     private final SSLFactory ssl;
 
-    private TaskTransports(TransportRoutes routes, StreamPool streams, SSLFactory ssl) {
+    TaskTransports(TransportRoutes routes, StreamPool streams, TransferCounters counters, SSLFactory ssl) {
         this.routes = routes;
         this.streams = streams;
+        this.counters = counters;
         this.ssl = ssl;
     }
 
-    static TaskTransports start(JobConf job, TransferCounters counters) throws IOException {
+    /** The TIPC side of a reduce task of {@code job}, as its keys configure it, counting in {@code reporter}'s counters. */
+    public static TaskTransports start(JobConf job, Reporter reporter) throws IOException {
+        return start(job, new TransferCounters(reporter));
+    }
+
+    private static TaskTransports start(JobConf job, TransferCounters counters) throws IOException {
         Encryption encryption = Encryption.of(job);
         StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(job));
         SSLFactory ssl = null;
@@ -44,7 +55,15 @@ final class TaskTransports implements Closeable {
         TransportRoutes routes = TransportRoutes.start(job, counters);
         StreamPool streams = StreamPool.of(job, transport, counters);
         routes.onLeavingTipc(streams);
-        return new TaskTransports(routes, streams, ssl);
+        return new TaskTransports(routes, streams, counters, ssl);
+    }
+
+    /**
+     * The connection a fetcher of this task opens for {@code url}: over TIPC while the host publishes the
+     * service, otherwise (and after a TIPC failure) the one {@code stock} opens. Not connected yet.
+     */
+    public HttpURLConnection open(URL url, StockConnections stock) {
+        return new TipcShuffleConnection(url, routes, streams, counters, stock);
     }
 
     /** The job's client SSL settings, as the stock fetcher loads them for HTTPS. */

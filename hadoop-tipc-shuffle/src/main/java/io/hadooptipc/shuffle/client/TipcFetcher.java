@@ -9,10 +9,10 @@ import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 
-import javax.crypto.SecretKey;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.URL;
+import javax.crypto.SecretKey;
 
 /**
  * The stock Fetcher with one change: its connection to a map host is a
@@ -23,22 +23,18 @@ import java.net.URL;
  * connection, so with encrypted shuffle on it is the stock HTTPS connection.
  */
 public class TipcFetcher<K, V> extends Fetcher<K, V> {
-    private final TransportRoutes routes;
-    private final StreamPool streams;
-    private final TransferCounters counters;
+    private final TaskTransports transports;
 
     TipcFetcher(JobConf job, TaskAttemptID reduceId, ShuffleSchedulerImpl<K, V> scheduler, MergeManager<K, V> merger,
                 Reporter reporter, ShuffleClientMetrics metrics, ExceptionReporter exceptionReporter,
-                SecretKey shuffleKey, TransportRoutes routes, StreamPool streams) {
+                SecretKey shuffleKey, TaskTransports transports) {
         super(job, reduceId, scheduler, merger, reporter, metrics, exceptionReporter, shuffleKey);
-        this.routes = routes;
-        this.streams = streams;
-        this.counters = new TransferCounters(reporter);
+        this.transports = transports;
     }
 
     @Override
     protected synchronized void openConnection(URL url) {
-        connection = new TipcShuffleConnection(url, routes, streams, counters, new StockFetcherConnections());
+        connection = transports.open(url, new StockFetcherConnections());
     }
 
     /** A class of its own, not a method reference: see BootstrapFreeTest. */

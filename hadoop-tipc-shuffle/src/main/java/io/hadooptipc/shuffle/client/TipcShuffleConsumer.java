@@ -150,10 +150,10 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             return fetchers;
         }
         int count = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
-        transports = TaskTransports.start(jobConf, new TransferCounters(reporter));
+        transports = TaskTransports.start(jobConf, reporter);
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,
-                    transports.routes, transports.streams));
+                    transports));
         }
         return fetchers;
     }

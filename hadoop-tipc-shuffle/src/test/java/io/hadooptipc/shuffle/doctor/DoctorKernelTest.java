@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
-import io.hadooptipc.tipc.Testbed;
+import io.hadooptipc.testbed.Testbed;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import org.apache.hadoop.conf.Configuration;
@@ -40,7 +40,7 @@ class DoctorKernelTest {
         try {
             ShuffleServiceName n2Name = Testbed.on("n2", () -> ShuffleServiceName.ofThisHost(port)).stream()
                     .filter(n -> !n.address().isLoopbackAddress()).findFirst().orElseThrow();
-            Testbed.awaitPublished("n1", n2Name.tipcAddress(TYPE), Duration.ofSeconds(20));
+            Testbed.on("n1", () -> Tipc.awaitPublished(n2Name.tipcAddress(TYPE), Duration.ofSeconds(20)));
 
             Map<String, Check> checks = Testbed.on("n1", () -> byName(NodeDoctor.forThisNode(new Configuration())));
             for (Check c : checks.values()) {

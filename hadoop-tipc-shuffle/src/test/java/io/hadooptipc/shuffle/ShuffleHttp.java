@@ -1,0 +1,62 @@
+package io.hadooptipc.shuffle;
+
+import io.hadooptipc.testbed.ShuffleWire;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/** Shuffle requests and responses as HTTP heads ({@link HttpHead}) on a raw connection, for tests. */
+public final class ShuffleHttp {
+    private ShuffleHttp() {
+    }
+
+    /** A request head as the stock fetcher sends it; null hash or target leaves the header out. */
+    public static HttpHead request(String uri, String urlHash, String target) {
+        return requestBuilder(uri, urlHash, target).build();
+    }
+
+    /** A request head as our fetcher sends it over TIPC with reuse on: asking for keep-alive by header. */
+    public static HttpHead keepAliveRequest(String uri, String urlHash, String target) {
+        return requestBuilder(uri, urlHash, target).field("Connection", "keep-alive").build();
+    }
+
+    private static HttpHead.Builder requestBuilder(String uri, String urlHash, String target) {
+        HttpHead.Builder b = HttpHead.builder("GET " + uri + " HTTP/1.1")
+                .field(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME)
+                .field(ShuffleHeader.HTTP_HEADER_VERSION, ShuffleHeader.DEFAULT_HTTP_HEADER_VERSION);
+        if (urlHash != null) {
+            b.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH, urlHash);
+        }
+        if (target != null) {
+            b.field(TipcShuffleConfig.TARGET_HEADER, target);
+        }
+        return b;
+    }
+
+    /** A whole response: its head and, for 200, its frames; otherwise its text body. */
+    public record Response(HttpHead head, int status, List<ShuffleWire.Frame> frames, String text) {
+    }
+
+    public static Response parse(byte[] bytes) throws IOException {
+        int end = HttpHead.endOf(bytes, 0, bytes.length);
+        if (end < 0) {
+            throw new IOException("no complete response head in " + bytes.length + " bytes");
+        }
+        HttpHead head = HttpHead.parse(bytes, 0, end);
+        int status = Integer.parseInt(head.startLine().split(" ")[1]);
+        byte[] body = Arrays.copyOfRange(bytes, end, bytes.length);
+        long length = Long.parseLong(head.field("Content-Length"));
+        if (length != body.length) {
+            throw new IOException("Content-Length " + length + " but " + body.length + " body bytes");
+        }
+        if (status != 200) {
+            return new Response(head, status, List.of(), new String(body, StandardCharsets.UTF_8));
+        }
+        return new Response(head, status, ShuffleWire.frames(new ByteArrayInputStream(body)), null);
+    }
+}

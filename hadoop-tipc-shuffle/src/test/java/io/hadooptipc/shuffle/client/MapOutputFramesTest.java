@@ -1,0 +1,63 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.testbed.ShuffleWire;
+import org.apache.hadoop.io.DataOutputBuffer;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.hadooptipc.testbed.ShuffleWire.map;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class MapOutputFramesTest {
+
+    private static byte[] body(int... lengths) throws IOException {
+        byte[][] outputs = new byte[lengths.length][];
+        for (int i = 0; i < lengths.length; i++) {
+            outputs[i] = new byte[lengths[i]];
+        }
+        return ShuffleWire.body(0, outputs);
+    }
+
+    @Test
+    void creditsEachMapOutputToTheTransportOfItsLastByteWhereverTheChunksSplit() throws IOException {
+        byte[] body = body(300, 0, 70_000, 5);
+        for (int split = 1; split < body.length; split += 97) {
+            List<String> seen = new ArrayList<>();
+            MapOutputFrames frames = new MapOutputFrames((tipc, bytes) -> seen.add((tipc ? "tipc:" : "tcp:") + bytes));
+            frames.accept(body, 0, split, true);
+            frames.accept(body, split, body.length - split, false);
+            assertEquals(4, seen.size(), "split at " + split);
+            List<Long> lengths = seen.stream().map(s -> Long.parseLong(s.substring(s.indexOf(':') + 1))).toList();
+            assertEquals(List.of(300L, 0L, 70_000L, 5L), lengths, "split at " + split);
+        }
+    }
+
+    @Test
+    void byteAtATimeWorksToo() throws IOException {
+        byte[] body = body(3, 40);
+        List<Long> seen = new ArrayList<>();
+        MapOutputFrames frames = new MapOutputFrames((tipc, bytes) -> seen.add(bytes));
+        for (int i = 0; i < body.length; i++) {
+            frames.accept(body, i, 1, true);
+        }
+        assertEquals(List.of(3L, 40L), seen);
+    }
+
+    @Test
+    void stopsCountingOnceTheFramingMakesNoSense() throws IOException {
+        DataOutputBuffer bad = new DataOutputBuffer();
+        new ShuffleHeader(map(0), -5, 10, 0).write(bad);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(bad.getData(), 0, bad.getLength());
+        out.write(body(10, 20));
+        byte[] bytes = out.toByteArray();
+        List<Long> seen = new ArrayList<>();
+        new MapOutputFrames((tipc, n) -> seen.add(n)).accept(bytes, 0, bytes.length, true);
+        assertEquals(List.of(), seen);
+    }
+}

@@ -1,0 +1,103 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.testbed.CountingReporter;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The pool's bookkeeping on its own, with streams that only record whether they were closed. */
+class StreamPoolTest {
+    private static final Timeouts TIMEOUTS = new Timeouts(1000, 60_000, 60_000);
+
+    private final CountingReporter reporter = new CountingReporter();
+    private final StreamPool pool = new StreamPool((name, host, timeouts) -> new Recorded(), new TransferCounters(reporter), 1, 60_000);
+    private final ShuffleServiceName host;
+
+    StreamPoolTest() throws IOException {
+        host = ShuffleServiceName.of(InetAddress.getByName("10.0.0.7"), 13562);
+    }
+
+    @AfterEach
+    void close() {
+        pool.close();
+    }
+
+    @Test
+    void aHostKeepsAtMostItsBoundOfIdleStreamsAndTheRestAreClosed() throws IOException {
+        Recorded first = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
+        Recorded second = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
+        pool.release(host, TIMEOUTS, first, Long.MAX_VALUE);
+        pool.release(host, TIMEOUTS, second, Long.MAX_VALUE);
+        assertFalse(first.closed);
+        assertTrue(second.closed, "over max-idle-per-host");
+        assertSame(first, pool.reuse(host, TIMEOUTS));
+        assertNull(pool.reuse(host, TIMEOUTS), "a stream is handed out once");
+    }
+
+    @Test
+    void aStreamIsReusedOnlyWithTheTimeoutsItWasOpenedWith() throws IOException {
+        ShuffleStream s = pool.open(host, "10.0.0.7", TIMEOUTS);
+        pool.release(host, TIMEOUTS, s, Long.MAX_VALUE);
+        assertNull(pool.reuse(host, new Timeouts(1000, 5000, 5000)));
+        assertSame(s, pool.reuse(host, TIMEOUTS));
+    }
+
+    @Test
+    void aStreamReleasedAfterThePoolClosedIsClosed() throws IOException {
+        Recorded s = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
+        pool.close();
+        pool.release(host, TIMEOUTS, s, Long.MAX_VALUE);
+        assertTrue(s.closed);
+    }
+
+    @Test
+    void badValuesGetClearErrors() {
+        Configuration conf = new Configuration(false);
+        conf.setInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, 0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter)));
+        assertTrue(e.getMessage().contains(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS), e.getMessage());
+        conf.setInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, 100);
+        conf.setInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1);
+        e = assertThrows(IllegalArgumentException.class,
+                () -> StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter)));
+        assertTrue(e.getMessage().contains(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST), e.getMessage());
+
+        conf.setBoolean(TipcShuffleConfig.REUSE_ENABLED, false);
+        StreamPool off = StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter));
+        assertFalse(off.keepsStreams(), "reuse off keeps no stream, whatever the bound");
+        off.close();
+    }
+
+    /** A stream that only records being closed. */
+    private static final class Recorded implements ShuffleStream {
+        volatile boolean closed;
+
+        @Override
+        public int read(ByteBuffer dst) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void writeFully(ByteBuffer src) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}

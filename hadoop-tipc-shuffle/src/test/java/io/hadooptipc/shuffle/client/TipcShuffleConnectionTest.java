@@ -1,0 +1,482 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.testbed.CountingReporter;
+import io.hadooptipc.testbed.ShuffleWire;
+import io.hadooptipc.tipc.TipcAvailability;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.SocketTimeoutException;
+import java.net.URL;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static io.hadooptipc.testbed.ShuffleWire.map;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link TipcShuffleConnection} on the host: its TIPC streams are AF_UNIX socket pairs
+ * answered by canned responses, its HTTP/TCP a loopback server. How each response is
+ * classified, what falls back to HTTP/TCP and why, when a stream is kept alive for the
+ * host's next fetch, and the counters that say so.
+ */
+class TipcShuffleConnectionTest {
+    private static final String REPLY_HASH = "tipc-and-tcp-agree";
+    private static final TipcAvailability TIPC_UP =
+            new TipcAvailability(TipcAvailability.Level.CLUSTER, "test", 0, 1);
+
+    private final byte[] body = body();
+    private final CountingReporter reporter = new CountingReporter();
+    private final TransportRoutes auto = new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter));
+    private final TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
+    private final StreamTransport viaTipc = (name, host, timeouts) -> this.tipc.open(name, host, timeouts);
+    private StreamPool streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 60_000);
+    private StubHttpServer tcp;
+    private SocketPairTransport tipc;
+    private URL url;
+    private String self;
+
+    private static byte[] body() {
+        Random random = new Random(7);
+        byte[][] outputs = {new byte[3000], new byte[70_000], new byte[10]};
+        for (byte[] o : outputs) {
+            random.nextBytes(o);
+        }
+        try {
+            return ShuffleWire.body(0, outputs);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @BeforeEach
+    void serveTcp() throws IOException {
+        tcpAnswers(REPLY_HASH);
+        auto.onLeavingTipc(streams);
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        streams.close();
+        tcp.close();
+        if (tipc != null) {
+            tipc.close();
+        }
+    }
+
+    @Test
+    void a200OverTipcIsReadWholeAndCountedAsTipc() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertEquals(REPLY_HASH, c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH));
+        assertArrayEquals(body, readAll(c));
+
+        assertEquals(self, tipc.requests.get(0).field(TipcShuffleConfig.TARGET_HEADER), "the identity meant");
+        assertEquals("the-url-hash", tipc.requests.get(0).field(SecureShuffleUtils.HTTP_HEADER_URL_HASH));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(3000 + 70_000 + 10, reporter.get(TipcShuffleCounter.TIPC_BYTES));
+        assertNoFallback();
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {400, 401, 500})
+    void anErrorStatusIsTheFetchersWhetherTheServerNamesItselfOrNot(int status) throws Exception {
+        for (boolean named : new boolean[] {true, false}) {
+            tipc = SocketPairTransport.answering(SocketPairTransport.replying(
+                    CannedResponse.of(status, named ? self : null, Map.of(), "refused".getBytes())));
+            TipcShuffleConnection c = connection(auto);
+            assertEquals(status, c.getResponseCode(), "named: " + named);
+            assertThrows(IOException.class, c::getInputStream, "as HttpURLConnection does for an error status");
+            tipc.close();
+        }
+        assertNoFallback();
+        assertEquals(0, tcp.requests.get(), "an error over TIPC is not retried over HTTP/TCP");
+    }
+
+    @Test
+    void a429WithoutTheServerNameKeepsItsRetryAfterForTheFetcher() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(
+                CannedResponse.of(429, null, Map.of("Retry-After", "2500"), new byte[0])));
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(429, c.getResponseCode());
+        assertEquals(2500, c.getHeaderFieldLong("Retry-After", -1));
+        assertNoFallback();
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {200, 421})
+    void aResponseFromAnotherServerMovesTheHostToTcp(int status) throws Exception {
+        String other = status == 421 ? self : "10.0.0.99:" + tcp.port();
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(
+                CannedResponse.of(status, other, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, "another"),
+                        new byte[0])));
+        for (int fetch = 1; fetch <= 2; fetch++) {
+            TipcShuffleConnection c = connection(auto);
+            assertEquals(200, c.getResponseCode());
+            assertEquals(REPLY_HASH, c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), "TCP's answer");
+            assertArrayEquals(body, readAll(c));
+            assertEquals(fetch, reporter.get(TipcShuffleCounter.FALLBACK_MISDIRECTED));
+        }
+        assertEquals(1, tipc.opened.size(), "the host's later fetches go straight to HTTP/TCP");
+        assertEquals(6, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+    }
+
+    @Test
+    void aResponseHeadCutShortFallsBackBeforeTheResponse() throws Exception {
+        byte[] whole = ok(self);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(Arrays.copyOf(whole, 40)));
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertArrayEquals(body, readAll(c));
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_CONNECT_FAILED));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertEquals(1, tcp.requests.get());
+    }
+
+    @Test
+    void anUnpublishedNameAndARefusedConnectionFallBackEachWithItsReason() throws Exception {
+        tipc = SocketPairTransport.refusing(new ServiceNotPublishedException(name(), null));
+        assertEquals(200, connection(auto).getResponseCode());
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_NOT_PUBLISHED));
+        tipc.close();
+
+        tcp.close();
+        tcpAnswers(REPLY_HASH); // another port: a host TIPC has not failed for yet
+        tipc = SocketPairTransport.refusing(new ConnectException("refused"));
+        assertEquals(200, connection(auto).getResponseCode());
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_CONNECT_FAILED));
+    }
+
+    @Test
+    void aWithdrawnNameSendsTheHostToTcpWithoutAConnectAttempt() throws Exception {
+        WatchedNames watched = new WatchedNames();
+        auto.follow(watched);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(List.of(name()), watched.names, "the host's name is followed from its first fetch");
+
+        auto.withdrawn(name());
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertArrayEquals(body, readAll(c));
+        assertEquals(1, tipc.opened.size(), "no TIPC connect to a withdrawn name");
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_WITHDRAWN));
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+    }
+
+    @Test
+    void aHostThatFellBackReturnsToTipcWhenItsNameIsPublishedAgain() throws Exception {
+        auto.follow(new WatchedNames());
+        tipc = SocketPairTransport.refusing(new ConnectException("refused"));
+        for (int fetch = 1; fetch <= 3; fetch++) {
+            assertArrayEquals(body, readAll(connection(auto)));
+        }
+        assertEquals(1, tipc.opened.size(), "after the failure the host stays on HTTP/TCP");
+        assertEquals(3, reporter.get(TipcShuffleCounter.FALLBACK_CONNECT_FAILED), "requests sent over HTTP/TCP for it");
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        tipc.close();
+
+        auto.published(name()); // its NodeManager is back
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size());
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_BACK_TO_TIPC));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(9, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+    }
+
+    @Test
+    void aBodyCutShortResumesOverTcpFromTheByteReached() throws Exception {
+        byte[] whole = ok(self);
+        int cut = whole.length - body.length / 2; // inside the second map output
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(Arrays.copyOf(whole, cut)));
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertArrayEquals(body, readAll(c));
+
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_MID_TRANSFER));
+        assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the first map output came whole over TIPC");
+        assertEquals(2, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertEquals(1, tcp.requests.get());
+    }
+
+    @Test
+    void aResumeThatWouldSpliceInAnotherResponseFailsTheRead() throws Exception {
+        tcp.close();
+        tcpAnswers("another reply hash");
+        byte[] whole = ok(self);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(Arrays.copyOf(whole, whole.length - 100)));
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        IOException e = assertThrows(IOException.class, () -> readAll(c));
+        assertTrue(e.getSuppressed()[0].getMessage().contains("another ReplyHash"), e::toString);
+    }
+
+    @Test
+    void aSilentServerTimesOutWithinTheReadTimeoutThenFallsBack() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.silent());
+        TipcShuffleConnection c = connection(auto);
+        c.setReadTimeout(300);
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertEquals(200, c.getResponseCode()));
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_CONNECT_FAILED));
+    }
+
+    @Test
+    void inTipcModeAFailureIsTheFetchersAndNothingGoesOverTcp() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.silent());
+        TipcShuffleConnection silent = connection(tipcOnly);
+        silent.setReadTimeout(300);
+        assertThrows(SocketTimeoutException.class, silent::connect);
+        tipc.close();
+
+        byte[] whole = ok(self);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(Arrays.copyOf(whole, whole.length - 100)));
+        TipcShuffleConnection cut = connection(tipcOnly);
+        assertEquals(200, cut.getResponseCode());
+        assertThrows(IOException.class, () -> readAll(cut));
+        assertNoFallback();
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @Test
+    void aDisconnectEndsAWaitingConnectWithoutFallingBack() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.silent());
+        TipcShuffleConnection c = connection(auto);
+        c.setReadTimeout(0); // only the disconnect can end the wait
+        FutureTask<Void> connect = connecting(c);
+        await("the request reaches the server", () -> !tipc.requests.isEmpty());
+        c.disconnect(); // the stock Fetcher's interrupt() during shutDown()
+        ExecutionException e = assertThrows(ExecutionException.class, () -> connect.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, e.getCause());
+        assertNoFallback();
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @Test
+    void aKeptAliveStreamCarriesTheHostsNextFetchesWithTheSignedUrlUnchanged() throws Exception {
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
+        for (int fetch = 1; fetch <= 3; fetch++) {
+            assertArrayEquals(body, readAll(connection(auto)), "fetch " + fetch);
+        }
+        assertEquals(1, tipc.opened.size(), "one stream for the three fetches");
+        assertEquals(3, tipc.requests.size());
+        for (var request : tipc.requests) {
+            assertEquals("GET " + url.getFile() + " HTTP/1.1", request.startLine(), "the URL the fetcher signed");
+            assertEquals("keep-alive", request.field("Connection"));
+        }
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_OPENED));
+        assertEquals(2, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertEquals(9, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertNoFallback();
+
+        streams.close(); // the reduce task's shuffle is over
+        await("closing the pool closes its idle stream", () -> tipc.closedByFetcher.get() == 1);
+    }
+
+    @Test
+    void aStreamIsReusedOnlyAfterABodyReadToItsEndThatTheServerKeepsAlive() throws Exception {
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
+        try (InputStream in = connection(auto).getInputStream()) {
+            assertEquals(100, in.readNBytes(100).length); // the fetcher stops early, e.g. its merger said WAIT
+        }
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(2, tipc.opened.size(), "a stream with unread response bytes on it is closed");
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        tipc.close();
+        streams.close(); // and with it the second stream, which was read to its end
+        streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 60_000);
+
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(ok(self))); // no keep-alive
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(2, tipc.opened.size(), "a stream the server did not keep alive is closed");
+        assertEquals(4, reporter.get(TipcShuffleCounter.STREAMS_OPENED));
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertNoFallback();
+    }
+
+    @Test
+    void aKeptAliveStreamTheServerClosedMeanwhileIsRetriedOnceOnANewStream() throws Exception {
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(keptAlive(5))); // then closes
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertArrayEquals(body, readAll(connection(auto)));
+
+        assertEquals(2, tipc.opened.size());
+        assertEquals(2, tipc.requests.size(), "the second request reached the server on the new stream");
+        assertEquals(2, reporter.get(TipcShuffleCounter.STREAMS_OPENED));
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertEquals(6, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertNoFallback();
+        assertEquals(0, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @Test
+    void anIdleStreamIsClosedAfterOurIdleTimeoutOrTheServersShorterOne() throws Exception {
+        streams.close();
+        streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 200);
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        await("closed after 200 ms idle", () -> tipc.closedByFetcher.get() == 1);
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(2, tipc.opened.size());
+        tipc.close();
+
+        streams.close();
+        streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 60_000);
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(1)));
+        long start = System.nanoTime(); // before the release: a busy machine may stall this thread after it
+        assertArrayEquals(body, readAll(connection(auto)));
+        await("closed after the server's 1 s", () -> tipc.closedByFetcher.get() == 1);
+        long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(idle >= 1000, "closed " + idle + " ms after the fetch began");
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+    }
+
+    @Test
+    void aWithdrawnNameClosesTheHostsKeptAliveStreams() throws Exception {
+        auto.follow(new WatchedNames());
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(60))); // no expiry in the test
+        assertArrayEquals(body, readAll(connection(auto)));
+
+        auto.withdrawn(name());
+        await("the kept-alive stream is closed", () -> tipc.closedByFetcher.get() == 1);
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size());
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_WITHDRAWN));
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+    }
+
+    @Test
+    void aDisconnectFromAnotherThreadEndsAFetchOnAKeptAliveStreamWithoutARetry() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        tipc = SocketPairTransport.keepingAlive((request, socket) -> {
+            if (requests.incrementAndGet() == 1) {
+                SocketPairTransport.write(socket, keptAlive(5));
+            } else {
+                SocketPairTransport.silent().answer(request, socket);
+            }
+        });
+        TipcShuffleConnection first = connection(auto);
+        first.setReadTimeout(0); // only the disconnect can end the wait; a stream is reused with its timeouts
+        assertArrayEquals(body, readAll(first));
+        TipcShuffleConnection c = connection(auto);
+        c.setReadTimeout(0);
+        FutureTask<Void> connect = connecting(c);
+        await("the request reaches the server", () -> tipc.requests.size() == 2);
+        c.disconnect();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> connect.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, e.getCause());
+        assertEquals(1, tipc.opened.size(), "no new stream after the disconnect");
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertNoFallback();
+        assertEquals(0, tcp.requests.get());
+    }
+
+    private void tcpAnswers(String replyHash) throws IOException {
+        tcp = new StubHttpServer(200, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, replyHash), body);
+        url = new URL("http", "127.0.0.1", tcp.port(), ShuffleWire.uri(ShuffleWire.JOB, 0, map(0), map(1), map(2)));
+        self = name().toString();
+    }
+
+    private ShuffleServiceName name() throws IOException {
+        return ShuffleServiceName.of(InetAddress.getByName(url.getHost()), url.getPort());
+    }
+
+    private byte[] ok(String server) {
+        return CannedResponse.of(200, server, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH), body);
+    }
+
+    /** A 200 that keeps the stream open for {@code seconds} more, as our server does when asked. */
+    private byte[] keptAlive(int seconds) {
+        return CannedResponse.of(200, self, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH,
+                "Connection", "keep-alive", "Keep-Alive", "timeout=" + seconds), body);
+    }
+
+    /** Connects {@code c} in a thread of its own, the fetcher's, which the test then disconnects from its own. */
+    private static FutureTask<Void> connecting(TipcShuffleConnection c) {
+        FutureTask<Void> connect = new FutureTask<>(() -> {
+            c.connect();
+            return null;
+        });
+        Thread fetcher = new Thread(connect, "fetcher");
+        fetcher.setDaemon(true);
+        fetcher.start();
+        return connect;
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); !condition.getAsBoolean(); ) {
+            assertTrue(System.nanoTime() - deadline < 0, what);
+            Thread.sleep(10);
+        }
+    }
+
+    private TipcShuffleConnection connection(TransportRoutes routes) {
+        TipcShuffleConnection c = new TipcShuffleConnection(url, routes, streams, new TransferCounters(reporter),
+                u -> (HttpURLConnection) u.openConnection());
+        c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, "the-url-hash");
+        c.setReadTimeout(10_000);
+        return c;
+    }
+
+    private static byte[] readAll(TipcShuffleConnection c) throws IOException {
+        try (InputStream in = c.getInputStream()) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** A topology source driven by the test: it only records which names the routes follow. */
+    static final class WatchedNames implements NameWatch {
+        final List<ShuffleServiceName> names = new CopyOnWriteArrayList<>();
+        volatile boolean closed;
+
+        @Override
+        public void watch(ShuffleServiceName name) {
+            names.add(name);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    private void assertNoFallback() {
+        for (TipcShuffleCounter counter : TipcShuffleCounter.values()) {
+            if (counter.isFallback()) {
+                assertEquals(0, reporter.get(counter), counter.name());
+            }
+        }
+    }
+}

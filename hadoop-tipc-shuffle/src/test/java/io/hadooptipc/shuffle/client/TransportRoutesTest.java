@@ -1,0 +1,64 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.testbed.CountingReporter;
+import io.hadooptipc.tipc.TipcAvailability;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.URL;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The route decisions on their own, fed topology reports by hand. */
+class TransportRoutesTest {
+    private static final TipcAvailability TIPC_UP = new TipcAvailability(TipcAvailability.Level.CLUSTER, "test", 0, 1);
+
+    private final CountingReporter reporter = new CountingReporter();
+    private final TransportRoutes routes = new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter));
+    private final TipcShuffleConnectionTest.WatchedNames watched = new TipcShuffleConnectionTest.WatchedNames();
+    private final URL url;
+    private final ShuffleServiceName name;
+
+    TransportRoutesTest() throws IOException {
+        routes.follow(watched);
+        url = new URL("http", "10.0.0.7", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
+        name = ShuffleServiceName.of(InetAddress.getByName("10.0.0.7"), 13562);
+    }
+
+    @Test
+    void aFailureSeenAfterTheNameCameBackDoesNotSendTheHostAway() throws IOException {
+        TransportRoutes.Route before = routes.route(url);
+        routes.withdrawn(name); // a NodeManager restart: withdrawn, then published again
+        routes.published(name);
+        routes.fellBack(before, Fallback.CONNECT_FAILED, new ConnectException("from before the restart"));
+
+        TransportRoutes.Route after = routes.route(url);
+        assertEquals(name, after.name());
+        assertNull(after.fallback());
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_BACK_TO_TIPC));
+    }
+
+    @Test
+    void aNameWithdrawnTwiceIsOneSwitchAndTheFirstReasonStands() throws IOException {
+        TransportRoutes.Route first = routes.route(url);
+        routes.fellBack(first, Fallback.MID_TRANSFER, new IOException("link lost"));
+        routes.withdrawn(name); // the name goes when the link's tolerance runs out
+        assertEquals(Fallback.MID_TRANSFER, routes.route(url).fallback());
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+    }
+
+    @Test
+    void aLostPeerIsCountedAndClosingTheRoutesClosesTheTopologyConnection() throws IOException {
+        routes.nodeLost(0x6e320000);
+        assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_PEERS_LOST));
+        routes.close();
+        assertTrue(watched.closed);
+    }
+}

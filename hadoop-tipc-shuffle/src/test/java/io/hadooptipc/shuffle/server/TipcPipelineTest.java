@@ -1,0 +1,369 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.ResponseReader;
+import io.hadooptipc.shuffle.ShuffleHttp;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TlsMaterial;
+import io.hadooptipc.testbed.MapOutputFixture;
+import io.hadooptipc.testbed.ShuffleWire;
+import io.hadooptipc.testbed.Testbed;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import org.apache.hadoop.mapred.ShuffleChannelInitializer;
+import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.zip.CRC32C;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * What TIPC adds around stock's shuffle pipeline ({@link TipcShuffleChannelInitializer}), on the host:
+ * the same pipeline as over TIPC, served by Netty's epoll transport on a loopback TCP socket; with
+ * encrypted shuffle required, with stock's SslHandler from stock's own SSL factory.
+ */
+class TipcPipelineTest {
+    static final int MAPS = 3;
+    static final int PARTITION = 1 << 20;
+    static final String ME = "10.0.0.1:13562";
+    static final String ALSO_ME = "10.0.0.2:13562";
+
+    @TempDir
+    static Path local;
+    static MapOutputFixture outputs;
+    static PipelineSource handler;
+    /** The same with encrypted shuffle required: stock's HTTPS, and TLS over TIPC. */
+    static PipelineSource tlsHandler;
+    static int httpPort;
+
+    EventLoopGroup loops;
+    TipcShuffleMetrics metrics;
+    int port;
+
+    /** Our handler (serving HTTP/TCP only on this host) that lends the stock pipeline it makes for TIPC connections. */
+    static final class PipelineSource extends TipcShuffleHandler {
+        ShuffleChannelInitializer pipeline() {
+            return stockPipeline(tipcContext(httpPort), Encryption.of(getConfig()));
+        }
+    }
+
+    @BeforeAll
+    static void mapOutputs() throws Exception {
+        DefaultMetricsSystem.setMiniClusterMode(true);
+        outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
+        handler = outputs.serve(new PipelineSource(), new YarnConfiguration(), 0);
+        httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
+        YarnConfiguration tls = new YarnConfiguration();
+        TlsMaterial.loopback().serverConf(tls, TlsMaterial.loopback().server);
+        tlsHandler = outputs.serve(new PipelineSource(), tls, 0);
+    }
+
+    @AfterAll
+    static void stopHandlers() {
+        handler.stop();
+        tlsHandler.stop();
+    }
+
+    @AfterEach
+    void stopServer() throws Exception {
+        if (loops != null) {
+            loops.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private void serve(int maxConnections, long writeTimeoutMillis) throws Exception {
+        serve(handler, maxConnections, writeTimeoutMillis, 60_000);
+    }
+
+    private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis) throws Exception {
+        serve(source, maxConnections, writeTimeoutMillis, 60_000);
+    }
+
+    private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis)
+            throws Exception {
+        metrics = new TipcShuffleMetrics();
+        loops = new EpollEventLoopGroup(2);
+        Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
+                .childHandler(new TipcShuffleChannelInitializer(source.pipeline(),
+                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, requestTimeoutMillis, maxConnections))
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        port = ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Test
+    void answersPipelinedRequestsInOrderAndGarbageAfterThemWith400() throws Exception {
+        serve(0, 60_000);
+        try (Socket s = connect()) {
+            // Several maps each: stock sends a response's maps one after another, so answers that overlapped would mix.
+            s.getOutputStream().write(ShuffleWire.concat(request(ME, 0, 1, 2), request(ME, 2, 1), request(ALSO_ME, 1, 0),
+                    "\u0000\u0001 not HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)));
+            ResponseReader in = reader(s);
+            assertServed(in.next(), ME, 0, 1, 2);
+            assertServed(in.next(), ME, 2, 1);
+            assertServed(in.next(), ALSO_ME, 1, 0);
+            ShuffleHttp.Response garbage = in.next();
+            assertEquals(400, garbage.status(), "garbage after three kept-alive requests");
+            assertEquals(ME, garbage.head().field(TipcShuffleConfig.SERVER_HEADER), "no target: the first name");
+        }
+        assertEquals(7, settled(7, metrics::outputsOk));
+        assertEquals(7L * PARTITION, settled(7L * PARTITION, metrics::outputBytes));
+        assertEquals(1, settled(1, metrics::requestsRejected));
+    }
+
+    @Test
+    void aRequestForAnotherServerGets421AndNoMapOutput() throws Exception {
+        serve(0, 60_000);
+        try (Socket s = connect()) {
+            s.getOutputStream().write(request("10.0.0.9:13562", 0));
+            ShuffleHttp.Response r = reader(s).next();
+            assertEquals(421, r.status(), r.text());
+            assertEquals(ME, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+            assertEquals(-1, s.getInputStream().read(), "closed after the refusal");
+        }
+        assertEquals(0, metrics.outputsOk());
+    }
+
+    @Test
+    void refusalsNameTheServerTheRequestMeant() throws Exception {
+        serve(0, 60_000);
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
+        String wrongHash = ShuffleWire.urlHash(uri, httpPort, ShuffleWire.key("another job"));
+        try (Socket s = connect()) {
+            s.getOutputStream().write(ShuffleHttp.request(uri, wrongHash, ALSO_ME).encode());
+            ShuffleHttp.Response r = reader(s).next();
+            assertEquals(401, r.status(), r.text());
+            assertEquals(ALSO_ME, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+        }
+    }
+
+    @Test
+    void aRequestOnAConnectionOverTheLimitGets429WithRetryAfterAndTheServersName() throws Exception {
+        serve(1, 60_000);
+        try (Socket first = connect()) {
+            first.getOutputStream().write(request(ME, 0));
+            assertServed(reader(first).next(), ME, 0);
+            Socket second = connect();
+            second.getOutputStream().write(request(ALSO_ME, 1));
+            ShuffleHttp.Response refused = reader(second).next();
+            second.close();
+            assertEquals(429, refused.status());
+            assertNotNull(refused.head().field(ShuffleHandler.RETRY_AFTER_HEADER), "stock's back-off");
+            assertEquals(ALSO_ME, refused.head().field(TipcShuffleConfig.SERVER_HEADER), "the server asked for");
+        }
+    }
+
+    @Test
+    void refusedConnectionsAreClosedEvenWhenTheReducerLeavesFirst() throws Exception {
+        serve(0, 60_000);
+        Set<String> before = Testbed.openSockets(); // sockets only: the JVM may open a jar meanwhile
+        for (int i = 0; i < 200; i++) {
+            try (Socket s = connect()) { // gone as soon as the status line is read, often before the server's close
+                s.getOutputStream().write(request("10.0.0.9:13562", 1));
+                assertEquals("HTTP/1.1 421", new String(s.getInputStream().readNBytes(12), StandardCharsets.ISO_8859_1));
+            }
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!Testbed.openSockets().equals(before) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(before, Testbed.openSockets(), "sockets after 200 refused connections");
+    }
+
+    @Test
+    void aConnectionWithoutACompleteRequestIsClosedAfterTheRequestTimeout() throws Exception {
+        serve(handler, 0, 60_000, 1_000);
+        try (Socket skipped = connect(); Socket unfinished = connect(); Socket silent = connect()) {
+            // Netty's decoder skips control characters before a request, and waits for one.
+            skipped.getOutputStream().write("\u0000\n\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            byte[] head = request(ME, 0);
+            unfinished.getOutputStream().write(Arrays.copyOf(head, head.length - 2));
+            for (Socket s : List.of(skipped, unfinished, silent)) {
+                assertClosedWithoutAnswer(s);
+            }
+            // A kept-alive connection waits for its next request as long, and no longer.
+            try (Socket kept = connect()) {
+                kept.getOutputStream().write(request(ME, 1));
+                assertServed(reader(kept).next(), ME, 1);
+                assertClosedWithoutAnswer(kept);
+            }
+        }
+    }
+
+    @Test
+    void aReducerThatStopsReadingIsClosedAfterTheWriteTimeoutAndOthersAreServedMeanwhile() throws Exception {
+        serve(0, 1_000);
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
+        byte[] all = ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME).encode();
+        // So small a window that the first few KiB of the response fill it.
+        try (Socket stalled = new Socket()) {
+            stalled.setReceiveBufferSize(4096);
+            stalled.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            stalled.getOutputStream().write(all);
+            Thread.sleep(500);
+            try (Socket other = connect()) {
+                other.getOutputStream().write(request(ME, 1));
+                assertServed(reader(other).next(), ME, 1);
+            }
+            Thread.sleep(3_000); // the write timeout, and then some
+            InputStream in = stalled.getInputStream();
+            long got = 0;
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = readOrReset(in, buf)) > 0; ) {
+                got += n;
+            }
+            assertTrue(got < (long) MAPS * PARTITION, "closed part-way: " + got + " bytes");
+        }
+        assertEquals(1, settled(1, metrics::outputsFailed), "the map output under way when it was closed");
+    }
+
+    @Test
+    void withEncryptedShuffleRequiredItAnswersInTlsWithStocksCertificate() throws Exception {
+        serve(tlsHandler, 0, 60_000);
+        try (SSLSocket s = (SSLSocket) TlsMaterial.loopback().clientContext().getSocketFactory()
+                .createSocket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(ShuffleWire.concat(request(ME, 0, 1), request(ALSO_ME, 2)));
+            ResponseReader in = reader(s);
+            assertServed(in.next(), ME, 0, 1);
+            assertServed(in.next(), ALSO_ME, 2);
+            X509Certificate served = (X509Certificate) s.getSession().getPeerCertificates()[0];
+            assertEquals("CN=127.0.0.1", served.getSubjectX500Principal().getName(), "the certificate of stock's HTTPS");
+        }
+        assertEquals(3, settled(3, metrics::outputsOk));
+        assertEquals(3L * PARTITION, settled(3L * PARTITION, metrics::outputBytes));
+    }
+
+    @Test
+    void inTlsTheRequestTimeoutStartsOnceTheHandshakeIsDone() throws Exception {
+        serve(tlsHandler, 0, 60_000, 1_000);
+        SSLSocketFactory tls = TlsMaterial.loopback().clientContext().getSocketFactory();
+        // A handshake slower than the request timeout, as on a busy node, is then served.
+        try (Socket plain = connect()) {
+            Thread.sleep(2_000);
+            try (SSLSocket s = (SSLSocket) tls.createSocket(plain, "127.0.0.1", port, true)) {
+                s.setSoTimeout(20_000);
+                s.startHandshake();
+                s.getOutputStream().write(request(ME, 0));
+                assertServed(reader(s).next(), ME, 0);
+            }
+        }
+        // A handshake with no request after it is closed after the request timeout.
+        try (Socket plain = connect(); SSLSocket s = (SSLSocket) tls.createSocket(plain, "127.0.0.1", port, true)) {
+            s.startHandshake();
+            assertClosedWithoutAnswer(s);
+        }
+    }
+
+    @Test
+    void withEncryptedShuffleRequiredAPlaintextRequestGetsNoResponseAndIsClosed() throws Exception {
+        serve(tlsHandler, 0, 60_000);
+        try (Socket s = connect()) {
+            s.getOutputStream().write(request(ME, 0));
+            InputStream in = s.getInputStream();
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = readOrReset(in, buf)) > 0; ) { // until the server closes
+                answer.write(buf, 0, n);
+            }
+            String text = answer.toString(StandardCharsets.ISO_8859_1);
+            assertTrue(!text.startsWith("HTTP/") && answer.size() < 1024, "no HTTP response, at most a TLS alert: " + text);
+        }
+        assertEquals(0, metrics.outputsOk());
+    }
+
+    /**
+     * A server metric once it has counted what the client already read: the server counts a map output
+     * when its write completes, which may be just after the reducer has its bytes. Polls up to 5 s.
+     */
+    private static long settled(long expected, LongSupplier metric) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (metric.getAsLong() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return metric.getAsLong();
+    }
+
+    /** The server closes {@code s} within 5 s (4 over the test's request timeout), sending nothing more. */
+    private static void assertClosedWithoutAnswer(Socket s) throws IOException {
+        s.setSoTimeout(5_000);
+        try {
+            assertEquals(-1, s.getInputStream().read(), "closed without an answer");
+        } catch (SocketTimeoutException e) {
+            fail("still open after 5 s");
+        } catch (IOException reset) {
+            // a reset is a close too
+        }
+    }
+
+    private static int readOrReset(InputStream in, byte[] buf) {
+        try {
+            return in.read(buf);
+        } catch (IOException e) { // a reset is a close too
+            return -1;
+        }
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        s.setSoTimeout(20_000);
+        return s;
+    }
+
+    private static ResponseReader reader(Socket s) throws IOException {
+        InputStream in = s.getInputStream();
+        return new ResponseReader(dst -> {
+            int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+            if (n > 0) {
+                dst.position(dst.position() + n);
+            }
+            return n;
+        });
+    }
+
+    private static byte[] request(String target, int... maps) throws IOException {
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, Arrays.stream(maps).mapToObj(ShuffleWire::map).toArray(String[]::new));
+        return ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), target).encode();
+    }
+
+    private static void assertServed(ShuffleHttp.Response r, String server, int... maps) {
+        assertEquals(200, r.status(), r.text());
+        assertEquals(server, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+        assertEquals(maps.length, r.frames().size());
+        for (int i = 0; i < maps.length; i++) {
+            assertEquals(ShuffleWire.map(maps[i]), r.frames().get(i).mapId());
+            CRC32C crc = new CRC32C();
+            crc.update(r.frames().get(i).data());
+            assertEquals(outputs.crc(maps[i], 0), crc.getValue(), "map " + maps[i]);
+        }
+    }
+
+}

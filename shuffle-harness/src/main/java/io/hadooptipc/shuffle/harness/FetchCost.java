@@ -1,0 +1,152 @@
+package io.hadooptipc.shuffle.harness;
+
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.client.StockConnections;
+import io.hadooptipc.shuffle.client.TaskTransports;
+import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.testbed.CountingReporter;
+import io.hadooptipc.testbed.ShuffleWire;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.mapreduce.task.reduce.Fetcher;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+import javax.crypto.SecretKey;
+
+/**
+ * A reducer's fetches from one shuffle server, for the fetch-reuse and encrypted-shuffle benchmarks:
+ * connections opened and signed as a reducer's fetcher opens and signs them, and the cost of fetching
+ * map outputs one request each, as a fetcher does when maps complete one by one.
+ */
+public final class FetchCost {
+    private static final TaskAttemptID REDUCE = TaskAttemptID.forName("attempt_1700000000000_0001_r_000000_0");
+
+    /**
+     * One series of fetches: wall time and the fetching thread's CPU in total, what the streams did,
+     * and how many map outputs came over TIPC and over HTTP/TCP (by our counters; none for the stock fetcher).
+     */
+    public record Measured(int fetches, long wallNanos, long cpuNanos, long streamsOpened, long streamsReused,
+                           long tipcMapOutputs, long tcpMapOutputs) {
+    }
+
+    private FetchCost() {
+    }
+
+    /**
+     * Fetches each map's partition for reduce 0 in a request of its own, from this thread's node,
+     * reading each response to its end; TIPC only, so a failure fails the run.
+     */
+    public static Measured fetchEach(String serverIp, int port, SecretKey key, List<String> mapIds, boolean reuse)
+            throws Exception {
+        JobConf tipcOnly = new JobConf(false);
+        tipcOnly.set(TipcShuffleConfig.TRANSPORT, "tipc");
+        tipcOnly.setBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, false);
+        tipcOnly.setBoolean(TipcShuffleConfig.REUSE_ENABLED, reuse);
+        tipcOnly.setInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, 1);
+        try (Fetching f = new Fetching()) {
+            f.transports = TaskTransports.start(tipcOnly, f.reporter);
+            f.connections = url -> f.transports.open(url, u -> (HttpURLConnection) u.openConnection());
+            return f.fetchEach("http", serverIp, port, key, mapIds, null);
+        }
+    }
+
+    /**
+     * A reduce task's fetching for a job, with the connections its fetchers open: the stock Fetcher's
+     * (HTTP, or HTTPS with the job's SSL settings: Hadoop's own {@code openConnection} sets them) or
+     * ours (a TipcFetcher's: over TIPC where the host publishes, the stock one elsewhere, with the
+     * transports our reduce task sets up).
+     */
+    public static final class Fetching implements Closeable {
+        private final CountingReporter reporter = new CountingReporter();
+        /** Opens a fetch's connection: the stock fetcher's own, or ours over it. */
+        private StockConnections connections;
+        /** What {@link #ours} set up as a reduce task does (TLS included), closed with it; null for stock. */
+        private TaskTransports transports;
+
+        private Fetching() {
+        }
+
+        /** The stock fetcher's connections for {@code job}. */
+        public static Fetching stock(JobConf job) {
+            Fetching f = new Fetching();
+            f.connections = new StockFetcher(job, f.reporter)::open;
+            return f;
+        }
+
+        /** Our fetcher's connections for {@code job}. */
+        public static Fetching ours(JobConf job) throws IOException {
+            Fetching f = new Fetching();
+            f.transports = TaskTransports.start(job, f.reporter);
+            f.connections = url -> f.transports.open(url, new StockFetcher(job, f.reporter)::open);
+            return f;
+        }
+
+        /**
+         * Fetches each map's partition for reduce 0 in a request of its own from {@code scheme://serverIp:port},
+         * checking the ShuffleHeader, the ReplyHash and, where {@code served} gives them, that the bytes are
+         * those the server's file holds.
+         */
+        public Measured fetchEach(String scheme, String serverIp, int port, SecretKey key, List<String> mapIds,
+                                  Function<String, byte[]> served) throws Exception {
+            long opened = reporter.get(TipcShuffleCounter.STREAMS_OPENED);
+            long reused = reporter.get(TipcShuffleCounter.STREAMS_REUSED);
+            long tipc = reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS);
+            long tcp = reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS);
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            long cpu = threads.getCurrentThreadCpuTime();
+            long wall = System.nanoTime();
+            for (String mapId : mapIds) {
+                String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, mapId);
+                HttpURLConnection c = connections.open(new URL(scheme, serverIp, port, uri));
+                String hash = ShuffleWire.sign(c, uri, port, key);
+                if (c.getResponseCode() != 200) {
+                    throw new IOException("fetching " + mapId + ": " + c.getResponseCode() + " " + c.getResponseMessage());
+                }
+                SecureShuffleUtils.verifyReply(c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), hash, key);
+                try (InputStream in = c.getInputStream()) {
+                    List<ShuffleWire.Frame> frames = ShuffleWire.frames(in);
+                    if (frames.size() != 1 || !frames.get(0).mapId().equals(mapId)) {
+                        throw new IOException("fetching " + mapId + ": not its one map output");
+                    }
+                    if (served != null && !Arrays.equals(served.apply(mapId), frames.get(0).data())) {
+                        throw new IOException("fetching " + mapId + ": not the bytes of the file served");
+                    }
+                }
+            }
+            return new Measured(mapIds.size(), System.nanoTime() - wall, threads.getCurrentThreadCpuTime() - cpu,
+                    reporter.get(TipcShuffleCounter.STREAMS_OPENED) - opened,
+                    reporter.get(TipcShuffleCounter.STREAMS_REUSED) - reused,
+                    reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS) - tipc,
+                    reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS) - tcp);
+        }
+
+        @Override
+        public void close() {
+            if (transports != null) {
+                transports.close();
+            }
+        }
+    }
+
+    /** The stock Fetcher, for the connection it opens; never started. */
+    private static final class StockFetcher extends Fetcher<Object, Object> {
+        StockFetcher(JobConf job, CountingReporter reporter) {
+            super(job, REDUCE, null, null, reporter, null, null, null);
+        }
+
+        synchronized HttpURLConnection open(URL url) throws IOException {
+            openConnection(url);
+            return connection;
+        }
+    }
+}
