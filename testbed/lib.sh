@@ -65,7 +65,7 @@ in_name_table() {
 # Waits until the TIPC service types are in NODE's name table and the TCP ports listen
 # on SERVER_NODE: await_servers NODE SERVER_NODE "TYPE..." "PORT...". The deadline guards against a
 # server that hangs, as await_machine's does: a JVM starting a shuffle handler in a 1-vCPU guest
-# can take over 2 minutes on a slow day.
+# can take over 2 minutes on a slow host.
 await_servers() {
   await 600 "servers did not start (TIPC types ${3:-none}, TCP ports ${4:-none})" servers_up "$@"
 }

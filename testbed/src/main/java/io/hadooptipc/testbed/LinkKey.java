@@ -30,7 +30,8 @@ public final class LinkKey {
      */
     public static void awaitLink(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (Testbed.sh("tipc link list").lines().noneMatch(l -> l.endsWith(": up") && !l.startsWith("broadcast-link"))) {
+        while (Testbed.sh("tipc link list").lines()
+                .noneMatch(link -> link.endsWith(": up") && !link.startsWith("broadcast-link"))) {
             if (System.nanoTime() > deadline) {
                 throw new IOException("no link to another node came up within " + timeout);
             }

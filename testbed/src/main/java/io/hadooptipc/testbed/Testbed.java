@@ -110,16 +110,9 @@ public final class Testbed {
         return new ProcessBuilder(full).redirectErrorStream(true).start();
     }
 
-    /** The descriptors this process has open now. */
-    public static long openDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
-    }
-
     /**
      * The sockets this process has open now, as /proc/self/fd names them ({@code socket:[inode]}).
-     * Unlike {@link #openDescriptors()}, the JVM's own jars and files opened or closed meanwhile
+     * Unlike a count of all descriptors, the JVM's own jars and files opened or closed meanwhile
      * do not change it, and an inode names one socket even when its descriptor number is reused.
      */
     public static Set<String> openSockets() throws IOException {

@@ -67,7 +67,8 @@ class CrossNodeShuffleKernelTest {
         handler = outputs.serveIn("n1", TipcShuffleHandler::new, conf);
         assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
         port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
-        Testbed.on("n2", () -> Tipc.awaitPublished(name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20)));
+        Testbed.on("n2", () -> Tipc.awaitPublished(name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
+                Duration.ofSeconds(20)));
     }
 
     @AfterAll
@@ -138,7 +139,8 @@ class CrossNodeShuffleKernelTest {
     @Test
     @Order(4)
     void fetchesFromOneHostShareOneKeptAliveStreamWithReuseOnAndEachOpensOneWithItOff() throws Exception {
-        Testbed.on("n2", () -> Tipc.awaitPublished(name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Duration.ofSeconds(20)));
+        Testbed.on("n2", () -> Tipc.awaitPublished(name().tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
+                Duration.ofSeconds(20)));
         int fetches = 4;
         for (boolean reuse : new boolean[] {true, false}) {
             CountingReporter reporter = new CountingReporter();

@@ -43,7 +43,7 @@ import java.util.stream.Stream;
 import javax.crypto.SecretKey;
 
 /**
- * Where a reduce task's fixed shuffle cost goes (issue 12): in the TIPC testbed, fresh
+ * Where a reduce task's fixed shuffle cost goes: in the TIPC testbed, fresh
  * JVMs in node n1 with the task JVMs' flags do, step by step, what the stock fetcher
  * ({@code stock}) or our consumer ({@code ours}) does at the start of a shuffle, against
  * one {@link TipcShuffleHandler} in its own JVM in n2, and each step's wall time, process
