@@ -16,8 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * The performance figures a README quotes, and the committed results each one must come from
- * (issue 13: figures live in {@code benchmarks/results/<name>/summary.md}; READMEs link them and
- * quote headlines). The rule is written out in benchmarks/README.md, "Figures in the READMEs".
+ * (figures live in {@code benchmarks/results/<name>/summary.md}; READMEs link them and quote
+ * headlines). The rule is written out in benchmarks/README.md, "Figures in the READMEs".
  */
 final class ReadmeFigures {
     private ReadmeFigures() {}

@@ -17,7 +17,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 13: no figure in a README that is not in the committed results it links. */
+/** No figure in a README that is not in the committed results it links. */
 class ReadmeFiguresTest {
     /**
      * Sections whose figures are no benchmark result, with why; benchmarks/README.md lists them too.

@@ -1,0 +1,65 @@
+package io.hadooptipc.bench.shuffle;
+
+import static io.hadooptipc.bench.shuffle.SideBySideTest.HEAVY;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hadooptipc.shuffle.client.TipcShuffleCounter;
+import io.hadooptipc.shuffle.harness.ShuffleCluster;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Measured;
+import io.hadooptipc.shuffle.harness.ShuffleComparison.Side;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.TaskCounter;
+import org.junit.jupiter.api.Test;
+
+class ShuffleBenchmarkTest {
+    @Test
+    void namesTheTransportOurBytesTook() {
+        assertEquals("tipc", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 1000, 0)));
+        assertEquals("tcp-fallback", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 0, 1000)));
+        assertEquals("mixed", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 400, 600)));
+        assertEquals("tcp", ShuffleBenchmark.transport(shuffled(Side.STOCK, 1000, 0, 0)));
+    }
+
+    @Test
+    void theVerdictSaysWhatCrossedMachinesAndWhetherOutputsMatch() {
+        List<Measured> acrossMachines = List.of(crossed(Side.STOCK, 40), crossed(Side.OURS, 1_040));
+        String verdict = ShuffleBenchmark.verdict(acrossMachines, true);
+        assertTrue(verdict.contains("our shuffle: 1000 bytes in 0 map outputs via TIPC, 0 bytes in 0 map outputs via TCP"), verdict);
+        assertTrue(verdict.contains("cross-machine TIPC bytes: 1040 (ours), 40 (stock)"), verdict);
+        assertTrue(verdict.endsWith("output identical to stock: yes\n"), verdict);
+        String oneMachine = ShuffleBenchmark.verdict(List.of(shuffled(Side.OURS, 1000, 1000, 0)), false);
+        assertFalse(oneMachine.contains("cross-machine"), oneMachine);
+        assertTrue(oneMachine.endsWith("output identical to stock: no\n"), oneMachine);
+    }
+
+    @Test
+    void parsesRoundsAsACountOrARange() {
+        assertEquals(new ShuffleBenchmark.Rounds(1, 5), ShuffleBenchmark.Rounds.parse("5"));
+        assertEquals(new ShuffleBenchmark.Rounds(3, 4), ShuffleBenchmark.Rounds.parse("3-4"));
+        assertEquals("5 rounds", ShuffleBenchmark.Rounds.parse("5").toString());
+        assertEquals("1 round", ShuffleBenchmark.Rounds.parse("1").toString());
+        assertEquals("rounds 3 to 4", ShuffleBenchmark.Rounds.parse("3-4").toString());
+        assertEquals(2, ShuffleBenchmark.Rounds.parse("3-4").count());
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.Rounds.parse("4-3"));
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.Rounds.parse("0-2"));
+        assertThrows(IllegalArgumentException.class, () -> ShuffleBenchmark.Rounds.parse("1-2-3"));
+    }
+
+    private static Measured crossed(Side side, long tipcFrameBytes) {
+        Measured m = shuffled(side, 1000, side == Side.OURS ? 1000 : 0, 0);
+        return new Measured(m.spec(), side, 1, m.result(), true, 0, List.of(), 0, tipcFrameBytes);
+    }
+
+    private static Measured shuffled(Side side, long total, long tipc, long tcp) {
+        Counters counters = new Counters();
+        counters.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).setValue(total);
+        counters.findCounter(TipcShuffleCounter.TIPC_BYTES).setValue(tipc);
+        counters.findCounter(TipcShuffleCounter.TCP_BYTES).setValue(tcp);
+        return new Measured(HEAVY, side, 1, new ShuffleCluster.Result(null, Map.of(), counters), true, 0, List.of(), 0, -1);
+    }
+}
