@@ -80,9 +80,12 @@ host_speed() {
   done | sort -n | head -n1 | sed 's/$/ s/'
 }
 
-# Runs the measuring Java client on a node: java_on NODE MAIN_CLASS ARGS...
+# Runs the measuring Java client on a node: java_on NODE MAIN_CLASS ARGS... A script that sets the
+# array java_wrapper runs it under that command (strace ...).
+java_wrapper=()
 java_on() {
   local node=$1
   shift
-  ${node:+ip netns exec "$node"} java -Dbench.host="$(cat "$here/target/host.txt" 2>/dev/null || echo unknown)" -cp "$cp" "$@"
+  ${node:+ip netns exec "$node"} "${java_wrapper[@]}" java \
+    -Dbench.host="$(cat "$here/target/host.txt" 2>/dev/null || echo unknown)" -cp "$cp" "$@"
 }

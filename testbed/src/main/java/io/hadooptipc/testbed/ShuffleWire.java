@@ -86,15 +86,23 @@ public final class ShuffleWire {
         DataInputStream in = new DataInputStream(pushback);
         for (int next; (next = pushback.read()) >= 0; ) {
             pushback.unread(next);
-            String mapId = WritableUtils.readStringSafely(in, 1000);
-            long compressed = WritableUtils.readVLong(in);
-            long raw = WritableUtils.readVLong(in);
-            int reduce = WritableUtils.readVInt(in);
-            byte[] data = new byte[Math.toIntExact(compressed)];
-            in.readFully(data);
-            frames.add(new Frame(mapId, raw, reduce, data));
+            frames.add(frame(in));
         }
         return frames;
+    }
+
+    /**
+     * The next map output of a response's body, read as the stock fetcher reads it: a ShuffleHeader's fields
+     * (ShuffleHeader.readFields, a varint a byte at a time), then the map output's bytes.
+     */
+    public static Frame frame(DataInputStream in) throws IOException {
+        String mapId = WritableUtils.readStringSafely(in, 1000);
+        long compressed = WritableUtils.readVLong(in);
+        long raw = WritableUtils.readVLong(in);
+        int reduce = WritableUtils.readVInt(in);
+        byte[] data = new byte[Math.toIntExact(compressed)];
+        in.readFully(data);
+        return new Frame(mapId, raw, reduce, data);
     }
 
     private ShuffleWire() {

@@ -12,6 +12,7 @@ import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.Fetcher;
 
 import java.io.Closeable;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -106,14 +107,7 @@ public final class FetchCost {
             long cpu = threads.getCurrentThreadCpuTime();
             long wall = System.nanoTime();
             for (String mapId : mapIds) {
-                String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, mapId);
-                HttpURLConnection c = connections.open(new URL(scheme, serverIp, port, uri));
-                String hash = ShuffleWire.sign(c, uri, port, key);
-                if (c.getResponseCode() != 200) {
-                    throw new IOException("fetching " + mapId + ": " + c.getResponseCode() + " " + c.getResponseMessage());
-                }
-                SecureShuffleUtils.verifyReply(c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), hash, key);
-                try (InputStream in = c.getInputStream()) {
+                try (InputStream in = request(scheme, serverIp, port, key, mapId)) {
                     List<ShuffleWire.Frame> frames = ShuffleWire.frames(in);
                     if (frames.size() != 1 || !frames.get(0).mapId().equals(mapId)) {
                         throw new IOException("fetching " + mapId + ": not its one map output");
@@ -128,6 +122,39 @@ public final class FetchCost {
                     reporter.get(TipcShuffleCounter.STREAMS_REUSED) - reused,
                     reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS) - tipc,
                     reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS) - tcp);
+        }
+
+        /**
+         * Fetches every one of {@code mapIds}' partitions for reduce 0 in one request, {@code requests} times, reading
+         * each response as the stock fetcher reads it: for counting what reading costs, so only the map ids are checked.
+         */
+        public void fetchAll(String scheme, String serverIp, int port, SecretKey key, List<String> mapIds, int requests)
+                throws Exception {
+            String[] maps = mapIds.toArray(new String[0]);
+            for (int r = 0; r < requests; r++) {
+                try (InputStream body = request(scheme, serverIp, port, key, maps)) {
+                    DataInputStream in = new DataInputStream(body);
+                    for (String mapId : maps) {
+                        if (!ShuffleWire.frame(in).mapId().equals(mapId)) {
+                            throw new IOException("fetching " + mapIds + ": map outputs out of order");
+                        }
+                    }
+                }
+            }
+        }
+
+        /** Sends a signed request for the partitions of reduce 0 of {@code mapIds}; the body of its 200 with a reply hash that checks. */
+        private InputStream request(String scheme, String serverIp, int port, SecretKey key, String... mapIds)
+                throws IOException {
+            String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, mapIds);
+            HttpURLConnection c = connections.open(new URL(scheme, serverIp, port, uri));
+            String hash = ShuffleWire.sign(c, uri, port, key);
+            if (c.getResponseCode() != 200) {
+                throw new IOException("fetching " + String.join(",", mapIds) + ": " + c.getResponseCode() + " "
+                        + c.getResponseMessage());
+            }
+            SecureShuffleUtils.verifyReply(c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH), hash, key);
+            return c.getInputStream();
         }
 
         @Override
