@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/time.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
@@ -178,6 +179,13 @@ static jint JNI(setsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint o
     return result(setsockopt(fd, level, opt, &v, sizeof(v)));
 }
 
+/* A SOL_SOCKET timeout option (SO_RCVTIMEO, SO_SNDTIMEO), which takes a struct timeval. */
+static jint JNI(setTimeout)(JNIEnv *env, jclass cls, jint fd, jint opt, jint millis)
+{
+    struct timeval tv = { .tv_sec = millis / 1000, .tv_usec = (millis % 1000) * 1000 };
+    return result(setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv)));
+}
+
 static jint JNI(getsockopt)(JNIEnv *env, jclass cls, jint fd, jint level, jint opt,
                                jintArray value)
 {
@@ -291,6 +299,7 @@ static const JNINativeMethod methods[] = {
     METHOD(recvfrom, "(ILjava/nio/ByteBuffer;II[B)I"),
     METHOD(sendfile, "(ILjava/io/FileDescriptor;JJ)J"),
     METHOD(setsockopt, "(IIII)I"),
+    METHOD(setTimeout, "(III)I"),
     METHOD(getsockopt, "(III[I)I"),
     METHOD(nodeIdentity, "(II[B)I"),
     METHOD(setBlocking, "(IZ)I"),

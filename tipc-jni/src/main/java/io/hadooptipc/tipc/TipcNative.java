@@ -17,6 +17,8 @@ final class TipcNative {
     static final int SOL_TIPC = 271;
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
+    static final int SO_RCVTIMEO = 20;
+    static final int SO_SNDTIMEO = 21;
 
     static final int SOCK_STREAM = 1;
     static final int SOCK_DGRAM = 2;
@@ -133,6 +135,9 @@ final class TipcNative {
     static native long sendfile(int fd, FileDescriptor file, long offset, long count);
 
     static native int setsockopt(int fd, int level, int option, int value);
+
+    /** setsockopt(2) of SO_RCVTIMEO or SO_SNDTIMEO ({@code opt}) to {@code millis} (0: none), as a struct timeval. */
+    static native int setTimeout(int fd, int opt, int millis);
 
     /** getsockopt for int-valued options; the value is returned through {@code value[0]}. */
     static native int getsockopt(int fd, int level, int option, int[] value);

@@ -22,6 +22,13 @@ public final class TipcSocketOptions {
     public static final SocketOption<Boolean> SRC_DROPPABLE = new Option<>("TIPC_SRC_DROPPABLE", Boolean.class);
     /** Messages this socket sends that cannot be delivered are dropped instead of returned. */
     public static final SocketOption<Boolean> DEST_DROPPABLE = new Option<>("TIPC_DEST_DROPPABLE", Boolean.class);
+    /**
+     * Milliseconds a read in blocking mode waits for a byte before it returns none (SO_RCVTIMEO; 0, the
+     * default: for ever), write-only: a timeout the kernel keeps, with no poll(2) before each read.
+     */
+    public static final SocketOption<Integer> READ_TIMEOUT = new Option<>("SO_RCVTIMEO", Integer.class);
+    /** Milliseconds a write in blocking mode waits for room before it sends nothing (SO_SNDTIMEO; 0: for ever), write-only. */
+    public static final SocketOption<Integer> WRITE_TIMEOUT = new Option<>("SO_SNDTIMEO", Integer.class);
     /** Messages waiting in this socket's receive queue, read-only. */
     public static final SocketOption<Integer> RECEIVE_QUEUE_DEPTH = new Option<>("TIPC_SOCK_RECVQ_DEPTH", Integer.class);
 
@@ -30,7 +37,8 @@ public final class TipcSocketOptions {
     public static final int HIGH_IMPORTANCE = 2;
     public static final int CRITICAL_IMPORTANCE = 3;
 
-    private record Native(int level, int name) {
+    /** An option as setsockopt(2) names it: its level and its number there. */
+    public record Native(int level, int name) {
     }
 
     private static final Map<SocketOption<?>, Native> NATIVE = Map.of(
@@ -41,7 +49,11 @@ public final class TipcSocketOptions {
             RECEIVE_QUEUE_DEPTH, new Native(TipcNative.SOL_TIPC, 132),
             NODELAY, new Native(TipcNative.SOL_TIPC, 138),
             StandardSocketOptions.SO_SNDBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_SNDBUF),
-            StandardSocketOptions.SO_RCVBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVBUF));
+            StandardSocketOptions.SO_RCVBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVBUF),
+            READ_TIMEOUT, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVTIMEO),
+            WRITE_TIMEOUT, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_SNDTIMEO));
+    /** Options whose value the kernel takes as a struct timeval of milliseconds, not an int. */
+    private static final Set<SocketOption<?>> TIMEOUTS = Set.of(READ_TIMEOUT, WRITE_TIMEOUT);
 
     static final Set<SocketOption<?>> SUPPORTED = NATIVE.keySet();
 
@@ -54,10 +66,14 @@ public final class TipcSocketOptions {
             throw new IllegalArgumentException(option.name() + " cannot be null");
         }
         int raw = value instanceof Boolean b ? (b ? 1 : 0) : (Integer) value;
+        if (TIMEOUTS.contains(option) && raw < 0) {
+            throw new IllegalArgumentException(option.name() + " must not be negative: " + raw);
+        }
         int r;
         int fd = channel.begin();
         try {
-            r = TipcNative.setsockopt(fd, n.level, n.name, raw);
+            r = TIMEOUTS.contains(option) ? TipcNative.setTimeout(fd, n.name, raw)
+                    : TipcNative.setsockopt(fd, n.level, n.name, raw);
         } finally {
             channel.end();
         }
@@ -66,6 +82,9 @@ public final class TipcSocketOptions {
 
     static <T> T get(TipcChannel channel, SocketOption<T> option) throws IOException {
         Native n = lookup(option);
+        if (TIMEOUTS.contains(option)) {
+            throw new UnsupportedOperationException(option.name() + " can be set, not read");
+        }
         int[] value = new int[1];
         int r;
         int fd = channel.begin();
@@ -77,6 +96,17 @@ public final class TipcSocketOptions {
         TipcChannel.check("getsockopt(" + option.name() + ")", null, channel.ended(r));
         Object boxed = option.type() == Boolean.class ? (Object) (value[0] != 0) : (Object) value[0];
         return option.type().cast(boxed);
+    }
+
+    /**
+     * {@code option} as setsockopt(2) names it, for code that sets it on a TIPC descriptor of its own
+     * (Netty's epoll channels take such options by number).
+     */
+    public static Native nativeOf(SocketOption<?> option) {
+        if (TIMEOUTS.contains(option)) {
+            throw new UnsupportedOperationException(option.name() + " takes a struct timeval, not an int");
+        }
+        return lookup(option);
     }
 
     private static Native lookup(SocketOption<?> option) {

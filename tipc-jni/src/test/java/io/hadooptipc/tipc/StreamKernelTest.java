@@ -91,6 +91,37 @@ class StreamKernelTest {
         assertEquals((long) sent.length, Testbed.get(served));
     }
 
+    /** A blocking read with READ_TIMEOUT returns nothing once the timeout passed, and the next byte when it comes. */
+    @Test
+    void aBlockingReadGivesUpAfterTheReadTimeoutAndReadsWhatComesLater() throws Exception {
+        TipcServiceAddress name = TipcServiceAddress.of(20007, 1);
+        TipcServerSocketChannel server = bound("n2", name);
+        Future<Void> silentThenOneByte = start("n2", () -> {
+            try (server; TipcSocketChannel c = server.accept()) {
+                c.read(ByteBuffer.allocate(1)); // the client's go-ahead, after its timed-out read
+                c.writeFully(ByteBuffer.wrap(new byte[] {42}));
+                c.read(ByteBuffer.allocate(1)); // until the client closes
+                return null;
+            }
+        });
+        on("n1", () -> {
+            try (TipcSocketChannel c = TipcSocketChannel.open(name)) {
+                c.setOption(TipcSocketOptions.READ_TIMEOUT, 300);
+                ByteBuffer one = ByteBuffer.allocateDirect(1);
+                long start = System.nanoTime();
+                assertEquals(0, c.read(one), "nothing was sent");
+                long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(waitedMillis >= 250 && waitedMillis < 30_000, "waited " + waitedMillis + " ms");
+                c.writeFully(ByteBuffer.wrap(new byte[] {1}));
+                assertEquals(1, c.read(one));
+                assertEquals(42, one.get(0));
+                assertThrows(UnsupportedOperationException.class, () -> c.getOption(TipcSocketOptions.READ_TIMEOUT));
+                return null;
+            }
+        });
+        Testbed.get(silentThenOneByte);
+    }
+
     @Test
     void acceptedChannelKnowsThePeerSocket() throws Exception {
         TipcServiceAddress name = TipcServiceAddress.of(20003, 1);
