@@ -1,11 +1,8 @@
 package io.hadooptipc.shuffle.client;
 
-import org.apache.hadoop.io.DataInputBuffer;
 import org.apache.hadoop.io.WritableUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 
-import java.io.EOFException;
-import java.io.IOException;
 import java.util.Arrays;
 
 /**
@@ -31,6 +28,9 @@ final class MapOutputFrames {
     private long remaining;
     private long frameLength;
     private boolean lost;
+    /** The parse's position in {@code header}, and the number {@link #vlong} read last. */
+    private int at;
+    private long value;
 
     MapOutputFrames(Sink sink) {
         this.sink = sink;
@@ -74,27 +74,57 @@ final class MapOutputFrames {
         }
     }
 
-    /** Bytes of a complete header at the start of the buffer, or -1 if more are needed. */
+    /**
+     * Bytes of a complete header at the start of the buffer, or -1 if more are needed; what is no header
+     * marks the frames lost. Parsed in place, without allocating or throwing: this runs for every map output.
+     */
     private int parse() {
-        DataInputBuffer in = new DataInputBuffer();
-        in.reset(header, headerLength);
-        long length;
-        try { // the ShuffleHeader wire format: map id, compressed length, raw length, reduce
-            WritableUtils.readStringSafely(in, MAX_MAP_ID);
-            length = WritableUtils.readVLong(in);
-            WritableUtils.readVLong(in);
-            WritableUtils.readVInt(in);
-        } catch (EOFException e) {
+        at = 0; // the ShuffleHeader wire format: map id (a VInt length, then its bytes), compressed length, raw length, reduce
+        if (!vlong()) {
             return -1;
-        } catch (IOException | RuntimeException e) {
+        }
+        if (value < 0 || value > MAX_MAP_ID) {
             lost = true;
             return headerLength;
         }
-        if (length < 0) {
+        at += (int) value;
+        if (at > headerLength || !vlong()) {
+            return -1;
+        }
+        long length = value;
+        if (!vlong() || !vlong()) {
+            return -1;
+        }
+        if (length < 0 || value != (int) value) {
             lost = true;
         }
         remaining = length;
         frameLength = length;
-        return in.getPosition();
+        return at;
+    }
+
+    /** Reads a number as WritableUtils writes it (VLong; a VInt is one that fits in an int) at {@code at}; false if more bytes are needed. */
+    private boolean vlong() {
+        if (at >= headerLength) {
+            return false;
+        }
+        byte first = header[at];
+        int size = WritableUtils.decodeVIntSize(first);
+        if (at + size > headerLength) {
+            return false;
+        }
+        long v = first;
+        if (size > 1) {
+            v = 0;
+            for (int i = 1; i < size; i++) {
+                v = v << 8 | (header[at + i] & 0xff);
+            }
+            if (WritableUtils.isNegativeVInt(first)) {
+                v = ~v;
+            }
+        }
+        value = v;
+        at += size;
+        return true;
     }
 }

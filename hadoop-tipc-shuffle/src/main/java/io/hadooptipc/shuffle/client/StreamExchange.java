@@ -7,20 +7,17 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One HTTP/1.1 request and its response over a {@link ShuffleStream}: the request head
+ * One HTTP/1.1 request and its response over a {@link BufferedStream}: the request head
  * goes out, the response head comes back parsed, and the body is what follows it on
  * the stream, up to its Content-Length. The stream can carry another exchange only
  * once that body has been read exactly to its end and the server said
  * {@code Connection: keep-alive}. The shuffle needs no request body or chunking.
  */
 final class StreamExchange {
-    private static final int MAX_RESPONSE_HEAD = 64 * 1024;
-
     private final HttpHead head;
     private final int status;
     private final String message;
@@ -41,12 +38,11 @@ final class StreamExchange {
      * @throws NoResponse when the stream failed or ended before any byte of a response (other than by
      *                    a timeout): on a kept-alive stream, the server closed it while it was idle
      */
-    static StreamExchange send(ShuffleStream stream, HttpHead request) throws IOException {
-        byte[] buf = new byte[4096];
+    static StreamExchange send(BufferedStream stream, HttpHead request) throws IOException {
         int filled;
         try {
             stream.writeFully(ByteBuffer.wrap(request.encode()));
-            filled = stream.read(ByteBuffer.wrap(buf));
+            filled = stream.fill(BufferedStream.BUFFER_BYTES);
         } catch (SocketTimeoutException e) {
             throw e;
         } catch (IOException e) {
@@ -55,28 +51,23 @@ final class StreamExchange {
         if (filled < 0) {
             throw new NoResponse(new EOFException("the stream ended before a response"));
         }
-        return receive(stream, buf, filled);
+        return receive(stream);
     }
 
-    /** Reads the rest of the response head, of which {@code filled} bytes are in {@code buf}. */
-    private static StreamExchange receive(ShuffleStream stream, byte[] buf, int filled) throws IOException {
-        int scanned = 0; // the head's end is not before here
-        int end;
-        while ((end = HttpHead.endOf(buf, scanned, filled)) < 0) {
-            scanned = Math.max(0, filled - 3);
-            if (filled == buf.length) {
-                if (buf.length >= MAX_RESPONSE_HEAD) {
-                    throw new IOException("response head over " + MAX_RESPONSE_HEAD + " bytes");
-                }
-                buf = Arrays.copyOf(buf, buf.length * 2);
+    /** Reads the rest of the response head, of which some bytes are buffered. */
+    private static StreamExchange receive(BufferedStream stream) throws IOException {
+        int length;
+        while ((length = stream.headLength()) < 0) {
+            if (stream.buffered() == BufferedStream.BUFFER_BYTES) {
+                throw new IOException("response head over " + BufferedStream.BUFFER_BYTES + " bytes");
             }
-            int n = stream.read(ByteBuffer.wrap(buf, filled, buf.length - filled));
-            if (n < 0) {
+            if (stream.fill(BufferedStream.BUFFER_BYTES) < 0) {
                 throw new EOFException("the stream ended before the response head did");
             }
-            filled += n;
         }
-        HttpHead head = HttpHead.parse(buf, 0, end);
+        byte[] bytes = new byte[length];
+        stream.take(bytes, 0, length);
+        HttpHead head = HttpHead.parse(bytes, 0, length);
         String[] status = head.startLine().split(" ", 3);
         int code;
         try {
@@ -85,7 +76,7 @@ final class StreamExchange {
             throw new IOException("bad status line: " + head.startLine());
         }
         return new StreamExchange(head, code, status.length > 2 ? status[2] : "",
-                new Body(Arrays.copyOfRange(buf, end, filled), stream, contentLength(head)));
+                new Body(stream, contentLength(head)));
     }
 
     private static long contentLength(HttpHead head) {
@@ -149,29 +140,32 @@ final class StreamExchange {
         }
     }
 
-    /** The body bytes that came in with the head, then the stream's, up to its length (-1: to the stream's end). */
+    /**
+     * The stream's bytes after the head, up to the body's length (-1: to the stream's end), through the stream's
+     * buffer: those that came in with the head first, then refills of at most what the body has left.
+     */
     private static final class Body extends InputStream {
-        private final byte[] early;
-        private final ShuffleStream stream;
+        private final BufferedStream stream;
         private final long length;
-        private int earlyPos;
         private long read;
 
-        Body(byte[] early, ShuffleStream stream, long length) {
-            this.early = early;
+        Body(BufferedStream stream, long length) {
             this.stream = stream;
             this.length = length;
         }
 
-        /** Every byte of a framed body read, and nothing after it had arrived with the head. */
+        /** Every byte of a framed body read, and nothing after it arrived. */
         boolean readToEnd() {
-            return length >= 0 && read == length && early.length <= length;
+            return length >= 0 && read == length && stream.buffered() == 0;
         }
 
         @Override
         public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            if (!fill()) {
+                return -1;
+            }
+            read++;
+            return stream.takeByte();
         }
 
         @Override
@@ -180,24 +174,30 @@ final class StreamExchange {
             if (len == 0) {
                 return 0;
             }
-            if (length >= 0) {
-                if (read >= length) {
-                    return -1;
-                }
-                len = (int) Math.min(len, length - read);
+            if (!fill()) {
+                return -1;
             }
-            int n;
-            if (earlyPos < early.length) {
-                n = Math.min(len, early.length - earlyPos);
-                System.arraycopy(early, earlyPos, b, off, n);
-                earlyPos += n;
-            } else {
-                n = stream.read(ByteBuffer.wrap(b, off, len));
-            }
-            if (n > 0) {
-                read += n;
-            }
+            int n = (int) Math.min(Math.min(len, stream.buffered()), left());
+            stream.take(b, off, n);
+            read += n;
             return n;
+        }
+
+        private long left() {
+            return length >= 0 ? length - read : Long.MAX_VALUE;
+        }
+
+        /** Whether a byte of the body is buffered, reading the stream if none is; false at the body's end. */
+        private boolean fill() throws IOException {
+            if (left() == 0) {
+                return false;
+            }
+            while (stream.buffered() == 0) {
+                if (stream.fill(left()) < 0) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 }

@@ -36,11 +36,11 @@ final class StreamPool implements Closeable {
     /** A stream waiting for its host's next request; run by the expiry timer, it closes the stream. */
     private final class Idle implements Runnable {
         final ShuffleServiceName name;
-        final ShuffleStream stream;
+        final BufferedStream stream;
         final Timeouts timeouts;
         ScheduledFuture<?> expiry; // guarded by the pool
 
-        Idle(ShuffleServiceName name, ShuffleStream stream, Timeouts timeouts) {
+        Idle(ShuffleServiceName name, BufferedStream stream, Timeouts timeouts) {
             this.name = name;
             this.stream = stream;
             this.timeouts = timeouts;
@@ -104,7 +104,7 @@ final class StreamPool implements Closeable {
     }
 
     /** The host's most recently used idle stream with these timeouts, or null. */
-    ShuffleStream reuse(ShuffleServiceName name, Timeouts timeouts) {
+    BufferedStream reuse(ShuffleServiceName name, Timeouts timeouts) {
         Idle found = null;
         synchronized (this) {
             Deque<Idle> streams = idle.get(name);
@@ -132,8 +132,8 @@ final class StreamPool implements Closeable {
     }
 
     /** Connects a new stream to the host, which the fetch's URL names {@code host}. */
-    ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
-        ShuffleStream stream = transport.open(name, host, timeouts);
+    BufferedStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
+        BufferedStream stream = new BufferedStream(transport.open(name, host, timeouts));
         opened.incrementAndGet();
         counters.streamOpened();
         return stream;
@@ -144,7 +144,7 @@ final class StreamPool implements Closeable {
      * {@code serverKeepAliveMillis} or the idle timeout, whichever is shorter; closes it
      * when the host has enough idle streams already.
      */
-    void release(ShuffleServiceName name, Timeouts timeouts, ShuffleStream stream, long serverKeepAliveMillis) {
+    void release(ShuffleServiceName name, Timeouts timeouts, BufferedStream stream, long serverKeepAliveMillis) {
         synchronized (this) {
             Deque<Idle> streams = idle.get(name);
             if (!closed && (streams == null ? 0 : streams.size()) < maxIdlePerHost) {
@@ -158,7 +158,7 @@ final class StreamPool implements Closeable {
                 return;
             }
         }
-        ShuffleStream.closeQuietly(stream);
+        BufferedStream.closeQuietly(stream);
     }
 
     /** Closes the host's idle streams: it left TIPC. */
@@ -170,7 +170,7 @@ final class StreamPool implements Closeable {
         if (streams != null) {
             for (Idle i : streams) {
                 i.expiry.cancel(false);
-                ShuffleStream.closeQuietly(i.stream);
+                BufferedStream.closeQuietly(i.stream);
             }
         }
     }
@@ -193,7 +193,7 @@ final class StreamPool implements Closeable {
             expiries.shutdownNow();
         }
         for (Idle i : all) {
-            ShuffleStream.closeQuietly(i.stream);
+            BufferedStream.closeQuietly(i.stream);
         }
         LOG.info("TIPC shuffle streams: {} opened, {} requests sent on kept-alive ones", opened.get(), reused.get());
     }
@@ -208,7 +208,7 @@ final class StreamPool implements Closeable {
                 idle.remove(i.name);
             }
         }
-        ShuffleStream.closeQuietly(i.stream);
+        BufferedStream.closeQuietly(i.stream);
     }
 
 }

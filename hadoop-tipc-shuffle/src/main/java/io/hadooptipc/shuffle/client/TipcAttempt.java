@@ -40,7 +40,7 @@ final class TipcAttempt implements Closeable {
     private final TransportRoutes routes;
     private final StreamPool streams;
     private final TransferCounters counters;
-    private final AtomicReference<ShuffleStream> stream = new AtomicReference<>();
+    private final AtomicReference<BufferedStream> stream = new AtomicReference<>();
     private volatile TransportRoutes.Route route;
     private volatile boolean closed;
     private Timeouts timeouts;
@@ -110,7 +110,7 @@ final class TipcAttempt implements Closeable {
 
     private StreamExchange exchange(ShuffleServiceName name, HttpHead request, Timeouts timeouts) throws Failure {
         StreamExchange answer = null;
-        ShuffleStream kept = streams.reuse(name, timeouts);
+        BufferedStream kept = streams.reuse(name, timeouts);
         if (kept != null) {
             try {
                 answer = sendOn(kept, request);
@@ -125,7 +125,7 @@ final class TipcAttempt implements Closeable {
             }
         }
         if (answer == null) {
-            ShuffleStream opened;
+            BufferedStream opened;
             try {
                 opened = streams.open(name, url.getHost(), timeouts);
             } catch (ServiceNotPublishedException e) {
@@ -154,7 +154,7 @@ final class TipcAttempt implements Closeable {
         return answer;
     }
 
-    private StreamExchange sendOn(ShuffleStream s, HttpHead request) throws IOException {
+    private StreamExchange sendOn(BufferedStream s, HttpHead request) throws IOException {
         stream.set(s);
         if (closed) { // a disconnect while the stream was being opened or taken
             throw new AsynchronousCloseException();
@@ -178,19 +178,19 @@ final class TipcAttempt implements Closeable {
 
     /** The fetcher is done with the body: the stream goes back to the pool if it can carry the next request. */
     private void finish() {
-        ShuffleStream s = stream.getAndSet(null);
+        BufferedStream s = stream.getAndSet(null);
         if (s == null) {
             return;
         }
         if (!closed && response.streamReusable()) {
             streams.release(route.name(), timeouts, s, response.keepAliveMillis());
         } else {
-            ShuffleStream.closeQuietly(s);
+            BufferedStream.closeQuietly(s);
         }
     }
 
     private void closeStream() {
-        ShuffleStream.closeQuietly(stream.getAndSet(null));
+        BufferedStream.closeQuietly(stream.getAndSet(null));
     }
 
 

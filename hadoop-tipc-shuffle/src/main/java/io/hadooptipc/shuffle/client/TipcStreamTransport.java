@@ -25,7 +25,10 @@ final class TipcStreamTransport implements StreamTransport {
                 channel.setOption(TipcSocketOptions.CONNECT_TIMEOUT, timeouts.connectMillis());
             }
             channel.connect(name.tipcAddress(serviceType));
-            channel.configureBlocking(false); // reads and writes wait in poll(2), where their timeouts apply
+            channel.setOption(TipcSocketOptions.NODELAY, true); // a request goes out whole at once, not held for more
+            // Blocking reads and writes whose timeouts the kernel keeps: one recv(2) per arrival, no poll(2) before it.
+            channel.setOption(TipcSocketOptions.READ_TIMEOUT, timeouts.readMillis());
+            channel.setOption(TipcSocketOptions.WRITE_TIMEOUT, timeouts.writeMillis());
             return new TipcStream(channel, timeouts);
         } catch (IOException | RuntimeException e) {
             channel.close();
@@ -38,22 +41,21 @@ final class TipcStreamTransport implements StreamTransport {
 
     private record TipcStream(TipcSocketChannel channel, Timeouts timeouts) implements ShuffleStream {
 
+        /** A blocking read returns nothing only when the read timeout passed. */
         @Override
         public int read(ByteBuffer dst) throws IOException {
-            int n;
-            do {
-                if (!channel.awaitReadable(forPoll(timeouts.readMillis()))) {
-                    throw new SocketTimeoutException("TIPC read timed out after " + timeouts.readMillis() + " ms");
-                }
-                n = channel.read(dst);
-            } while (n == 0 && dst.hasRemaining());
+            int n = channel.read(dst);
+            if (n == 0 && dst.hasRemaining()) {
+                throw new SocketTimeoutException("TIPC read timed out after " + timeouts.readMillis() + " ms");
+            }
             return n;
         }
 
+        /** A blocking write sends nothing only when the write timeout passed. */
         @Override
         public void writeFully(ByteBuffer src) throws IOException {
             while (src.hasRemaining()) {
-                if (channel.write(src) == 0 && !channel.awaitWritable(forPoll(timeouts.writeMillis()))) {
+                if (channel.write(src) == 0) {
                     throw new SocketTimeoutException("TIPC write timed out after " + timeouts.writeMillis() + " ms");
                 }
             }
@@ -62,10 +64,6 @@ final class TipcStreamTransport implements StreamTransport {
         @Override
         public void close() throws IOException {
             channel.close();
-        }
-
-        private static int forPoll(int millis) {
-            return millis > 0 ? millis : -1;
         }
     }
 }

@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.server;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
+import io.hadooptipc.tipc.TipcSocketOptions;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -14,6 +15,7 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.io.Closeable;
@@ -59,9 +61,12 @@ public final class TipcShuffleServer implements Closeable {
             // register() rather than bind(): the socket is bound and listening already. Level-triggered:
             // TIPC reports a peer's close as EPOLLIN|EPOLLHUP without EPOLLRDHUP, so an edge-triggered
             // channel that read the last data and the close in one wake-up would never look again.
+            // Netty's TCP_NODELAY is an IPPROTO_TCP option, which a TIPC socket ignores: TIPC's own, by number.
+            TipcSocketOptions.Native nodelay = TipcSocketOptions.nativeOf(TipcSocketOptions.NODELAY);
             Channel listener = new ServerBootstrap().group(loops)
                     .channelFactory((ChannelFactory<ServerChannel>) () -> new EpollServerSocketChannel(fd))
                     .childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
+                    .childOption(new IntegerUnixChannelOption("TIPC_NODELAY", nodelay.level(), nodelay.name()), 1)
                     .childHandler(pipeline)
                     .register().sync().channel();
             return new TipcShuffleServer(loops, listener);

@@ -60,4 +60,28 @@ class MapOutputFramesTest {
         new MapOutputFrames((tipc, n) -> seen.add(n)).accept(bytes, 0, bytes.length, true);
         assertEquals(List.of(), seen);
     }
+
+    /** The header parser is ours, to run without allocating or throwing: it must read every header Hadoop writes. */
+    @Test
+    void readsHeadersAsHadoopWritesThemAtEveryNumberSizeAndSplit() throws IOException {
+        long[] lengths = {0, 1, 127, 128, 255, 256, 65_535, 65_536, 1L << 24, (1L << 31) + 5};
+        String[] mapIds = {"", map(7), "m".repeat(127), "m".repeat(128), "m".repeat(1000)};
+        int[] reduces = {0, 1, 128, 1 << 20, Integer.MAX_VALUE};
+        byte[] chunk = new byte[1 << 20];
+        for (int c = 0; c < lengths.length; c++) {
+            DataOutputBuffer header = new DataOutputBuffer();
+            new ShuffleHeader(mapIds[c % mapIds.length], lengths[c], lengths[c] * 3 + 1, reduces[c % reduces.length])
+                    .write(header);
+            for (int split = 0; split <= header.getLength(); split++) {
+                List<Long> seen = new ArrayList<>();
+                MapOutputFrames frames = new MapOutputFrames((tipc, n) -> seen.add(n));
+                frames.accept(header.getData(), 0, split, true);
+                frames.accept(header.getData(), split, header.getLength() - split, true);
+                for (long left = lengths[c]; left > 0; left -= chunk.length) {
+                    frames.accept(chunk, 0, (int) Math.min(chunk.length, left), true);
+                }
+                assertEquals(List.of(lengths[c]), seen, "length " + lengths[c] + ", header split at " + split);
+            }
+        }
+    }
 }

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,7 +24,8 @@ class StreamPoolTest {
     private static final Timeouts TIMEOUTS = new Timeouts(1000, 60_000, 60_000);
 
     private final CountingReporter reporter = new CountingReporter();
-    private final StreamPool pool = new StreamPool((name, host, timeouts) -> new Recorded(), new TransferCounters(reporter), 1, 60_000);
+    private final List<Recorded> opened = new ArrayList<>();
+    private final StreamPool pool = new StreamPool((name, host, timeouts) -> opened(), new TransferCounters(reporter), 1, 60_000);
     private final ShuffleServiceName host;
 
     StreamPoolTest() throws IOException {
@@ -36,19 +39,19 @@ class StreamPoolTest {
 
     @Test
     void aHostKeepsAtMostItsBoundOfIdleStreamsAndTheRestAreClosed() throws IOException {
-        Recorded first = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
-        Recorded second = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
+        BufferedStream first = pool.open(host, "10.0.0.7", TIMEOUTS);
+        BufferedStream second = pool.open(host, "10.0.0.7", TIMEOUTS);
         pool.release(host, TIMEOUTS, first, Long.MAX_VALUE);
         pool.release(host, TIMEOUTS, second, Long.MAX_VALUE);
-        assertFalse(first.closed);
-        assertTrue(second.closed, "over max-idle-per-host");
+        assertFalse(opened.get(0).closed);
+        assertTrue(opened.get(1).closed, "over max-idle-per-host");
         assertSame(first, pool.reuse(host, TIMEOUTS));
         assertNull(pool.reuse(host, TIMEOUTS), "a stream is handed out once");
     }
 
     @Test
     void aStreamIsReusedOnlyWithTheTimeoutsItWasOpenedWith() throws IOException {
-        ShuffleStream s = pool.open(host, "10.0.0.7", TIMEOUTS);
+        BufferedStream s = pool.open(host, "10.0.0.7", TIMEOUTS);
         pool.release(host, TIMEOUTS, s, Long.MAX_VALUE);
         assertNull(pool.reuse(host, new Timeouts(1000, 5000, 5000)));
         assertSame(s, pool.reuse(host, TIMEOUTS));
@@ -56,10 +59,10 @@ class StreamPoolTest {
 
     @Test
     void aStreamReleasedAfterThePoolClosedIsClosed() throws IOException {
-        Recorded s = (Recorded) pool.open(host, "10.0.0.7", TIMEOUTS);
+        BufferedStream s = pool.open(host, "10.0.0.7", TIMEOUTS);
         pool.close();
         pool.release(host, TIMEOUTS, s, Long.MAX_VALUE);
-        assertTrue(s.closed);
+        assertTrue(opened.get(0).closed);
     }
 
     @Test
@@ -79,6 +82,12 @@ class StreamPoolTest {
         StreamPool off = StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter));
         assertFalse(off.keepsStreams(), "reuse off keeps no stream, whatever the bound");
         off.close();
+    }
+
+    private Recorded opened() {
+        Recorded r = new Recorded();
+        opened.add(r);
+        return r;
     }
 
     /** A stream that only records being closed. */

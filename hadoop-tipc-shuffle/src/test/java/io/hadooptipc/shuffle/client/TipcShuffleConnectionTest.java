@@ -7,12 +7,14 @@ import io.hadooptipc.testbed.CountingReporter;
 import io.hadooptipc.testbed.ShuffleWire;
 import io.hadooptipc.tipc.TipcAvailability;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -20,6 +22,7 @@ import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.net.URL;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -104,6 +107,62 @@ class TipcShuffleConnectionTest {
         assertEquals(3000 + 70_000 + 10, reporter.get(TipcShuffleCounter.TIPC_BYTES));
         assertNoFallback();
         assertEquals(0, tcp.requests.get());
+    }
+
+    /**
+     * The stock fetcher reads each ShuffleHeader a byte at a time and then the map output: small map outputs
+     * must still cost no more than one read of the stream each, all of them from the stream's buffer.
+     */
+    @Test
+    void smallMapOutputsReadTheWayTheStockFetcherReadsThemTakeAtMostOneStreamReadEach() throws Exception {
+        int maps = 32;
+        byte[][] outputs = new byte[maps][3_900];
+        Random random = new Random(11);
+        for (byte[] o : outputs) {
+            random.nextBytes(o);
+        }
+        byte[] small = ShuffleWire.body(0, outputs);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(
+                CannedResponse.of(200, self, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH), small)));
+        AtomicInteger reads = new AtomicInteger();
+        streams.close();
+        streams = new StreamPool((name, host, timeouts) -> new CountedReads(tipc.open(name, host, timeouts), reads),
+                new TransferCounters(reporter), 1, 60_000);
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        int headReads = reads.get();
+        try (DataInputStream in = new DataInputStream(c.getInputStream())) {
+            for (int m = 0; m < maps; m++) {
+                new ShuffleHeader().readFields(in);
+                byte[] data = new byte[outputs[m].length];
+                in.readFully(data);
+                assertArrayEquals(outputs[m], data, "map " + m);
+            }
+        }
+        assertEquals(maps, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        System.out.printf("%d map outputs of 3,900 bytes: %d reads of the stream for the head, %d for the body%n",
+                maps, headReads, reads.get() - headReads);
+        assertTrue(reads.get() - headReads <= maps, (reads.get() - headReads) + " reads of the stream for " + maps
+                + " map outputs of 3,900 bytes");
+    }
+
+    /** A stream that counts its reads. */
+    private record CountedReads(ShuffleStream stream, AtomicInteger reads) implements ShuffleStream {
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            reads.incrementAndGet();
+            return stream.read(dst);
+        }
+
+        @Override
+        public void writeFully(ByteBuffer src) throws IOException {
+            stream.writeFully(src);
+        }
+
+        @Override
+        public void close() throws IOException {
+            stream.close();
+        }
     }
 
     @ParameterizedTest
