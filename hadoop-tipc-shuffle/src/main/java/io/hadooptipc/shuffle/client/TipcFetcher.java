@@ -23,18 +23,20 @@ import javax.crypto.SecretKey;
  * connection, so with encrypted shuffle on it is the stock HTTPS connection.
  */
 public class TipcFetcher<K, V> extends Fetcher<K, V> {
-    private final TaskTransports transports;
+    private final PendingTransports transports;
 
     TipcFetcher(JobConf job, TaskAttemptID reduceId, ShuffleSchedulerImpl<K, V> scheduler, MergeManager<K, V> merger,
                 Reporter reporter, ShuffleClientMetrics metrics, ExceptionReporter exceptionReporter,
-                SecretKey shuffleKey, TaskTransports transports) {
+                SecretKey shuffleKey, PendingTransports transports) {
         super(job, reduceId, scheduler, merger, reporter, metrics, exceptionReporter, shuffleKey);
         this.transports = transports;
     }
 
+    /** Waits for the task's TIPC side on the first fetch; if it could not be built (the task fails), the stock connection. */
     @Override
-    protected synchronized void openConnection(URL url) {
-        connection = transports.open(url, new StockFetcherConnections());
+    protected synchronized void openConnection(URL url) throws IOException {
+        TaskTransports built = transports.get();
+        connection = built != null ? built.open(url, new StockFetcherConnections()) : stockConnection(url);
     }
 
     /** A class of its own, not a method reference: see BootstrapFreeTest. */

@@ -54,7 +54,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     private MergeManager<K, V> merger;
     private Throwable failure;
     /** The fetchers' routes to map hosts and their TIPC streams; null when the local fetcher does the shuffle. */
-    private TaskTransports transports;
+    private PendingTransports transports;
     private String failedThread;
 
     @Override
@@ -150,7 +150,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             return fetchers;
         }
         int count = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
-        transports = TaskTransports.start(jobConf, reporter);
+        transports = PendingTransports.start(jobConf, reporter, this);
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,
                     transports));

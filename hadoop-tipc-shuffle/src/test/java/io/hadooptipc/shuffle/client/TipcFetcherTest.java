@@ -348,8 +348,8 @@ class TipcFetcherTest {
         OneHostFetcher(JobConf job, ShuffleSchedulerImpl<Text, Text> scheduler, MergeManager<Text, Text> merger,
                        CountingReporter reporter, ExceptionReporter exceptions, StreamPool streams) {
             super(job, REDUCE, scheduler, merger, reporter, mock(ShuffleClientMetrics.class), exceptions, KEY,
-                    new TaskTransports(new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter)), streams,
-                            new TransferCounters(reporter), null));
+                    PendingTransports.of(new TaskTransports(new TransportRoutes(Transport.AUTO, TIPC_UP,
+                            new TransferCounters(reporter)), streams, new TransferCounters(reporter), null)));
         }
 
         void copyFrom(MapHost host) throws IOException {
