@@ -41,7 +41,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * B·A/(V+A) ({@link BandwidthShare}). TCP and TIPC, one sender process for both groups.
  *
  * <pre>
- *   ParallelSocketsBenchmark sink TRANSPORTS
+ *   ParallelSocketsBenchmark sink TRANSPORTS READY_FILE
  *   ParallelSocketsBenchmark measure WHERE TRANSPORTS SINK_HOST LIMIT_MBIT A B_COUNTS WARMUP_S WINDOW_S ROUNDS RUNS_CSV
  *   ParallelSocketsBenchmark report RUNS_CSV OUT_DIR
  * </pre>
@@ -88,8 +88,8 @@ public final class ParallelSocketsBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 2 && args[0].equals("sink")) {
-            sink(transports(args[1]));
+        if (args.length == 3 && args[0].equals("sink")) {
+            sink(transports(args[1]), Path.of(args[2]));
         } else if (args.length == 11 && args[0].equals("measure")) {
             new Measurement(args[1], transports(args[2]), args[3],
                     Double.parseDouble(args[4]), Integer.parseInt(args[5]),
@@ -99,7 +99,7 @@ public final class ParallelSocketsBenchmark {
         } else if (args.length == 3 && args[0].equals("report")) {
             report(Path.of(args[1]), Path.of(args[2]));
         } else {
-            System.err.println("usage: ParallelSocketsBenchmark sink TRANSPORTS\n"
+            System.err.println("usage: ParallelSocketsBenchmark sink TRANSPORTS READY_FILE\n"
                     + "       ParallelSocketsBenchmark measure WHERE TRANSPORTS SINK_HOST LIMIT_MBIT A B_COUNTS"
                     + " WARMUP_S WINDOW_S ROUNDS RUNS_CSV\n"
                     + "       ParallelSocketsBenchmark report RUNS_CSV OUT_DIR");
@@ -113,7 +113,8 @@ public final class ParallelSocketsBenchmark {
         return Arrays.stream(csv.split(",")).map(Transport::parse).toList();
     }
 
-    private static void sink(List<Transport> transports) throws IOException {
+    /** Receives on {@code transports} and the control port; creates {@code ready} once every one listens. */
+    private static void sink(List<Transport> transports, Path ready) throws IOException {
         LongAdder[] received = {new LongAdder(), new LongAdder()};
         if (transports.contains(Transport.TCP)) {
             ServerSocketChannel tcp = listen(TCP_PORT);
@@ -134,6 +135,7 @@ public final class ParallelSocketsBenchmark {
             });
         }
         ServerSocketChannel control = listen(CONTROL_PORT);
+        Files.createFile(ready); // the script waits for it, knowing no port or service type
         while (true) {
             try (SocketChannel c = control.accept()) {
                 ByteBuffer request = ByteBuffer.allocate(1);
