@@ -39,8 +39,9 @@ final class ServerIdentity extends ChannelDuplexHandler {
             if (target != null && !identities.contains(target)) {
                 ReferenceCountUtil.release(msg);
                 identity = defaultIdentity;
+                // Names what was asked for, not this node's addresses, which over TIPC any process could ask for
                 Refusal.sendAndClose(ctx, Refusal.of(HttpResponseStatus.MISDIRECTED_REQUEST,
-                        "Misdirected: this server is " + identities + ", not " + target));
+                        "Misdirected: this server is not " + target));
                 return;
             }
             identity = target != null ? target : defaultIdentity;

@@ -9,8 +9,8 @@ import java.util.Set;
 
 /**
  * Stock's shuffle pipeline for a TIPC connection, with what TIPC adds around stock's handler
- * (named {@code shuffle} by stock): requests answered one at a time, the server's identity,
- * per-transport metrics, the connection limit, timeouts for connections that send no request and
+ * (named {@code shuffle} by stock): requests answered one at a time, the server's identity, one
+ * answer for every request the job token refuses, per-transport metrics, the connection limit, timeouts for connections that send no request and
  * for reducers that stop reading, and a close TIPC peers read as a clean end of stream.
  */
 final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChannel> {
@@ -45,6 +45,7 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         pipeline.addBefore(STOCK_HANDLER, "tipc-request-timeout", new RequestTimeout(requestTimeoutMillis));
         pipeline.addBefore(STOCK_HANDLER, "tipc-one-request", new OneRequestAtATime());
         pipeline.addBefore(STOCK_HANDLER, "tipc-identity", new ServerIdentity(identities));
+        pipeline.addBefore(STOCK_HANDLER, "tipc-unauthorized", new UnauthorizedAnswer());
         pipeline.addBefore(STOCK_HANDLER, "tipc-metrics", new TransferMetrics(metrics));
         pipeline.addBefore(STOCK_HANDLER, "tipc-connection-limit", limit);
         pipeline.addLast("tipc-stalled-reader", new StalledReaderTimeout(writeTimeoutMillis));

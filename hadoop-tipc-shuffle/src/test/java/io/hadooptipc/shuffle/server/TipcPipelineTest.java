@@ -42,6 +42,7 @@ import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -147,6 +148,8 @@ class TipcPipelineTest {
             ShuffleHttp.Response r = reader(s).next();
             assertEquals(421, r.status(), r.text());
             assertEquals(ME, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+            assertTrue(r.text().contains("10.0.0.9:13562"), r.text());
+            assertFalse(r.text().contains(ALSO_ME), "the 421 lists none of the server's addresses: " + r.text());
             assertEquals(-1, s.getInputStream().read(), "closed after the refusal");
         }
         assertEquals(0, metrics.outputsOk());
@@ -162,6 +165,26 @@ class TipcPipelineTest {
             ShuffleHttp.Response r = reader(s).next();
             assertEquals(401, r.status(), r.text());
             assertEquals(ALSO_ME, r.head().field(TipcShuffleConfig.SERVER_HEADER));
+        }
+    }
+
+    /** Stock's 401 text tells an unknown job from a bad hash; any process can ask over TIPC, so all get one answer. */
+    @Test
+    void anUnknownJobAMissingAndAWrongUrlHashGetTheSameAnswer() throws Exception {
+        serve(0, 60_000);
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
+        String unknownJob = ShuffleWire.uri("job_1700000000000_0099", 0, ShuffleWire.map(0));
+        List<byte[]> refused = List.of(
+                ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, ShuffleWire.key("another job")), ME).encode(),
+                ShuffleHttp.request(uri, null, ME).encode(),
+                ShuffleHttp.request(unknownJob, ShuffleWire.urlHash(unknownJob, httpPort, outputs.key), ME).encode());
+        for (byte[] request : refused) {
+            try (Socket s = connect()) {
+                s.getOutputStream().write(request);
+                ShuffleHttp.Response r = reader(s).next();
+                assertEquals(401, r.status(), r.text());
+                assertEquals(UnauthorizedAnswer.TEXT, r.text());
+            }
         }
     }
 
