@@ -1,7 +1,5 @@
 package io.hadooptipc.shuffle.harness;
 
-import io.hadooptipc.shuffle.harness.ShuffleCluster;
-import io.hadooptipc.shuffle.harness.TimedShuffleConsumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
