@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,8 +33,13 @@ public final class HttpHead {
 
     /** Index just past the blank line that ends a head in {@code buf[from, to)}, or -1. */
     public static int endOf(byte[] buf, int from, int to) {
+        return endOf(ByteBuffer.wrap(buf), from, to);
+    }
+
+    /** {@link #endOf(byte[], int, int)} over a buffer's bytes at absolute indices, its position and limit untouched. */
+    public static int endOf(ByteBuffer buf, int from, int to) {
         for (int i = Math.max(from, 0); i + END.length <= to; i++) {
-            if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
+            if (buf.get(i) == '\r' && buf.get(i + 1) == '\n' && buf.get(i + 2) == '\r' && buf.get(i + 3) == '\n') {
                 return i + END.length;
             }
         }

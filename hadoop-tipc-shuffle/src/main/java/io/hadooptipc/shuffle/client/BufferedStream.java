@@ -1,5 +1,7 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.HttpHead;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -15,8 +17,6 @@ import java.nio.ByteBuffer;
 final class BufferedStream implements Closeable {
     /** The buffer's size, and so the most one read of the stream asks for. */
     static final int BUFFER_BYTES = 64 * 1024;
-
-    private static final byte[] HEAD_END = {'\r', '\n', '\r', '\n'};
 
     private final ShuffleStream stream;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).flip(); // unread: position..limit
@@ -55,16 +55,14 @@ final class BufferedStream implements Closeable {
         }
     }
 
-    /** Where the buffered bytes first hold an empty line (CRLF CRLF): the bytes up to its end, or -1. */
-    int headLength() {
+    /**
+     * The buffered bytes up to the end of the first empty line (CRLF CRLF) that starts at or after
+     * {@code scanned} of them (bytes already searched), or -1.
+     */
+    int headLength(int scanned) {
         int start = buffer.position();
-        for (int i = start; i + HEAD_END.length <= buffer.limit(); i++) {
-            if (buffer.get(i) == '\r' && buffer.get(i + 1) == '\n' && buffer.get(i + 2) == '\r'
-                    && buffer.get(i + 3) == '\n') {
-                return i + HEAD_END.length - start;
-            }
-        }
-        return -1;
+        int end = HttpHead.endOf(buffer, start + scanned, buffer.limit());
+        return end < 0 ? -1 : end - start;
     }
 
     /** Takes {@code n} buffered bytes, {@code n} at most {@link #buffered()}, into {@code dst} at {@code off}. */

@@ -56,8 +56,10 @@ final class StreamExchange {
 
     /** Reads the rest of the response head, of which some bytes are buffered. */
     private static StreamExchange receive(BufferedStream stream) throws IOException {
+        int scanned = 0; // the head's end starts no earlier than this many bytes in
         int length;
-        while ((length = stream.headLength()) < 0) {
+        while ((length = stream.headLength(scanned)) < 0) {
+            scanned = Math.max(0, stream.buffered() - 3);
             if (stream.buffered() == BufferedStream.BUFFER_BYTES) {
                 throw new IOException("response head over " + BufferedStream.BUFFER_BYTES + " bytes");
             }
