@@ -15,6 +15,11 @@ public record CpuJiffies(long busy, long total) {
         return parse(Files.readAllLines(Path.of("/proc/stat")).get(0));
     }
 
+    /** This machine's busy CPU time since boot in nanoseconds, all CPUs, softirq included. */
+    public static long busyNanos() throws IOException {
+        return read().busy() * 10_000_000L; // USER_HZ is 100 on Linux
+    }
+
     /** Parses "cpu user nice system idle iowait irq softirq steal [guest guest_nice]". */
     static CpuJiffies parse(String line) {
         String[] fields = line.strip().split("\\s+");

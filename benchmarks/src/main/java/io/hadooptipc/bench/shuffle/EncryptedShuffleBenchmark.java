@@ -172,7 +172,7 @@ public final class EncryptedShuffleBenchmark {
                             }
                             out.println(reply);
                         }
-                        case "cpu" -> out.println(ShuffleComparison.servingCpuNanos() + " " + machineCpuNanos());
+                        case "cpu" -> out.println(ShuffleComparison.servingCpuNanos() + " " + CpuJiffies.busyNanos());
                         case "key" -> {
                             if (w[1].equals("on")) {
                                 LinkKey.set();
@@ -318,10 +318,10 @@ public final class EncryptedShuffleBenchmark {
             }
             try (Fetching fetching = mode.fetching()) {
                 String[] before = control.ask("cpu").split(" ");
-                long machine1 = machineCpuNanos();
+                long machine1 = CpuJiffies.busyNanos();
                 FetchCost.Measured m = fetching.fetchEach(mode.ssl ? "https" : "http", serverIp, port, key, mapIds,
                         files::get);
-                machine1 = machineCpuNanos() - machine1;
+                machine1 = CpuJiffies.busyNanos() - machine1;
                 String[] after = control.ask("cpu").split(" ");
                 Row row = new Row(size, round, mode, m, Long.parseLong(after[0]) - Long.parseLong(before[0]),
                         machine1 + Long.parseLong(after[1]) - Long.parseLong(before[1]));
@@ -336,11 +336,6 @@ public final class EncryptedShuffleBenchmark {
 
     private static double uptimeSeconds() {
         return ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
-    }
-
-    /** This machine's busy CPU time since boot, all CPUs, softirq included ({@link CpuJiffies}). */
-    static long machineCpuNanos() throws IOException {
-        return CpuJiffies.read().busy() * 10_000_000L; // USER_HZ is 100 on Linux
     }
 
     static void report(Path out, List<Row> rows, int rounds, List<String> sizes, List<Mode> modes)

@@ -2,6 +2,7 @@ package io.hadooptipc.bench.common;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,16 @@ class CpuJiffiesTest {
         assertEquals(new CpuJiffies(60, 200), after.since(before));
         assertEquals(30.0, after.since(before).percent(), 1e-9);
         assertEquals(0.0, new CpuJiffies(0, 0).percent());
+    }
+
+    @Test
+    void busyTimeOfThisMachineGrowsWhileAThreadSpins() throws Exception {
+        long before = CpuJiffies.busyNanos();
+        long spin = System.nanoTime() + 200_000_000L;
+        while (System.nanoTime() < spin) {
+            Thread.onSpinWait();
+        }
+        assertTrue(CpuJiffies.busyNanos() > before);
     }
 
     @Test

@@ -60,16 +60,6 @@ class EncryptedShuffleBenchmarkTest {
         assertEquals(1 + rows.size(), Files.readAllLines(out.resolve("results.csv")).size());
     }
 
-    @Test
-    void machineCpuIsCountedAndGrows() throws Exception {
-        long before = EncryptedShuffleBenchmark.machineCpuNanos();
-        long spin = System.nanoTime() + 200_000_000L;
-        while (System.nanoTime() < spin) {
-            Thread.onSpinWait();
-        }
-        assertTrue(EncryptedShuffleBenchmark.machineCpuNanos() > before);
-    }
-
     private static Row row(int round, Mode mode, long wallMicros) {
         return new Row(4096, round, mode, new FetchCost.Measured(1, wallMicros * 1000, 1000, 1, 0,
                 mode.ours ? 1 : 0, 0), 1000, 2000);
