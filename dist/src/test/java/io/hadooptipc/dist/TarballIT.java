@@ -1,6 +1,7 @@
 package io.hadooptipc.dist;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;
@@ -12,10 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 import static io.hadooptipc.dist.UnpackedTarball.VERSION;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -41,11 +44,25 @@ class TarballIT {
                 "lib/hadoop-tipc-shuffle-" + VERSION + ".jar",
                 "lib/hdfs-storage-policy-tools-" + VERSION + ".jar",
                 "lib/jna-5.17.0.jar", // the DataNode's core affinity; Hadoop ships JNA only to the NodeManager
+                "lib/native/libhadooptipc.so",
                 "lib/tipc-jni-" + VERSION + ".jar")), files);
         assertTrue(Files.isExecutable(home.resolve("bin/hadoop-tipc")));
         try (JarFile jni = new JarFile(home.resolve("lib/tipc-jni-" + VERSION + ".jar").toFile())) {
-            assertNotNull(jni.getEntry("META-INF/native/linux-x86_64/libhadooptipc.so"), "native library in the jar");
+            JarEntry library = jni.getJarEntry("META-INF/native/linux-x86_64/libhadooptipc.so");
+            assertNotNull(library, "native library in the jar");
+            try (InputStream in = jni.getInputStream(library)) {
+                assertArrayEquals(in.readAllBytes(), Files.readAllBytes(home.resolve("lib/native/libhadooptipc.so")),
+                        "the unpacked library is the jar's");
+            }
         }
+    }
+
+    @Test
+    void reduceTasksLoadTheUnpackedLibraryWithStocksAdminOptionsKept() throws Exception {
+        String opts = snippet("mapred-site.xml").get(MRJobConfig.MAPRED_REDUCE_ADMIN_JAVA_OPTS);
+        assertTrue(opts.startsWith(MRJobConfig.DEFAULT_MAPRED_ADMIN_JAVA_OPTS.strip() + " "), opts);
+        assertTrue(opts.endsWith(" -Dhadooptipc.native.library=/opt/hadoop-tipc-" + VERSION
+                + "/lib/native/libhadooptipc.so"), opts);
     }
 
     @Test
