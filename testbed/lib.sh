@@ -1,6 +1,7 @@
 # Sourced by scripts that run in the TIPC testbed (testbed/vm/tipc-vm): clean-up at exit, waits with
-# a deadline, servers started on a node, and the TIPC name by which a machine says its servers are
-# up. Sets the testbed's addresses from network.env ($NODE_SUBNET, $MACHINE_SUBNET, $READY_TYPE).
+# a deadline, servers started on a node, the TIPC name by which a machine says its servers are up,
+# and the instructions a guest has executed. Sets the testbed's addresses from network.env
+# ($NODE_SUBNET, $MACHINE_SUBNET, $READY_TYPE).
 #
 # Two shapes of testbed (README.md): TIPC nodes as namespaces n1..nN of one guest, where the kernel
 # hands TIPC messages between namespaces from socket to socket (never through the bearer or the
@@ -55,6 +56,20 @@ announce_ready() {
 
 await_machine() {
   await 600 "machine $1's servers did not start" in_name_table "" "^$READY_TYPE +$1 "
+}
+
+# Instructions that testbed guest MACHINE's emulated CPUs have executed since it booted, kernel and
+# user, every process (at most 10 ms old); without MACHINE, this guest's. 0 is the guest of
+# tipc-vm --nodes. Fails, saying so, unless tipc-vm runs with --count-instructions.
+#   instructions_of [MACHINE]
+instructions_of() {
+  local machine=${1:-${TIPC_TESTBED_MACHINE:-0}} file
+  file=/run/tipc-vm/instructions/$machine
+  if [ ! -r "$file" ]; then
+    echo "instructions_of: no instruction count of guest $machine ($file): run tipc-vm with --count-instructions" >&2
+    return 1
+  fi
+  cat "$file"
 }
 
 # Is a name matching the extended regex PATTERN in NODE's TIPC name table? in_name_table NODE PATTERN
