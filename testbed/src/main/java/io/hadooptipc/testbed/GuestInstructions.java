@@ -16,6 +16,8 @@ import java.nio.file.Paths;
 public final class GuestInstructions {
     /** One file per guest, named by its machine number; 0 is the guest of {@code tipc-vm --nodes}. */
     static final Path TOTALS = Paths.get("/run/tipc-vm/instructions");
+    /** How old a count may be: the counter writes the totals this often (instruction-counter.c). */
+    public static final int STALENESS_MILLIS = 10;
 
     private GuestInstructions() {
     }

@@ -13,6 +13,7 @@ import io.hadooptipc.shuffle.harness.ReduceTaskShuffle.MapOutputAt;
 import io.hadooptipc.shuffle.harness.ReduceTaskShuffle.Merged;
 import io.hadooptipc.shuffle.harness.ShuffleComparison;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
+import io.hadooptipc.testbed.GuestInstructions;
 import io.hadooptipc.testbed.MapOutputFixture;
 import io.hadooptipc.testbed.ShuffleWire;
 import io.hadooptipc.testbed.Testbed;
@@ -122,8 +123,8 @@ public final class ShuffleIncastBenchmark {
 
     /** One arm's shuffle of one round. */
     record Row(int size, int round, Arm arm, double copyMs, double copyCpuMs, double shuffleMs, double reducerCpuMs,
-               double reducerMachineCpuMs, double servingCpuMs, double sendersCpuMs, long frames, long tipcMapOutputs,
-               long tcpMapOutputs, long records, long checksum) {
+               double reducerMachineCpuMs, double servingCpuMs, double sendersCpuMs, double reducerMinsn,
+               double sendersMinsn, long frames, long tipcMapOutputs, long tcpMapOutputs, long records, long checksum) {
     }
 
     /** The per-row metrics the summary compares, with their units. */
@@ -135,8 +136,10 @@ public final class ShuffleIncastBenchmark {
             new Metric("copy phase, reducer JVM CPU", Row::copyCpuMs),
             new Metric("shuffle with final merge (wall)", Row::shuffleMs),
             new Metric("reducer machine CPU", Row::reducerMachineCpuMs),
+            new Metric("reducer machine, million instructions", Row::reducerMinsn),
             new Metric("serving threads' CPU", Row::servingCpuMs),
             new Metric("sender machines' CPU", Row::sendersCpuMs),
+            new Metric("sender machines, million instructions", Row::sendersMinsn),
             new Metric("Ethernet frames at the reducer", r -> r.frames));
 
     private ShuffleIncastBenchmark() {
@@ -256,6 +259,19 @@ public final class ShuffleIncastBenchmark {
         return sum;
     }
 
+    /**
+     * Instructions the guests have executed ({@link GuestInstructions}): machine 1's, and machines 2 and up's summed.
+     * The totals are at most 10 ms old: a pause lets the last of the work land in them.
+     */
+    private static long[] instructions(int senders) throws IOException, InterruptedException {
+        Thread.sleep(2L * GuestInstructions.STALENESS_MILLIS);
+        long[] counts = {GuestInstructions.of(1), 0};
+        for (int k = 2; k <= senders + 1; k++) {
+            counts[1] += GuestInstructions.of(k);
+        }
+        return counts;
+    }
+
     /** Frames this machine's network interfaces sent and received, loopback aside. */
     static long frames() throws IOException {
         long frames = 0;
@@ -349,6 +365,7 @@ public final class ShuffleIncastBenchmark {
         Path localDir = Files.createDirectories(reduceDir.resolve(arm.name() + "-" + round));
         System.gc(); // the previous arm's garbage is not this one's
         long[] serving = sendersCpu(senders);
+        long[] instructions = instructions(senders.size());
         long frames = frames();
         long machine = CpuJiffies.busyNanos();
         long cpu = OS.getProcessCpuTime();
@@ -359,10 +376,12 @@ public final class ShuffleIncastBenchmark {
         cpu = OS.getProcessCpuTime() - cpu;
         machine = CpuJiffies.busyNanos() - machine;
         frames = frames() - frames;
+        long[] instructionsAfter = instructions(senders.size());
         long[] servingAfter = sendersCpu(senders);
         deleteTree(localDir);
         return new Row(size, round, arm, merged.copyNanos() / 1e6, merged.copyCpuNanos() / 1e6, wall / 1e6, cpu / 1e6,
-                machine / 1e6, (servingAfter[0] - serving[0]) / 1e6, (servingAfter[1] - serving[1]) / 1e6, frames,
+                machine / 1e6, (servingAfter[0] - serving[0]) / 1e6, (servingAfter[1] - serving[1]) / 1e6,
+                (instructionsAfter[0] - instructions[0]) / 1e6, (instructionsAfter[1] - instructions[1]) / 1e6, frames,
                 merged.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS), merged.counter(TipcShuffleCounter.TCP_MAP_OUTPUTS),
                 merged.records(), merged.checksum());
     }
@@ -377,12 +396,13 @@ public final class ShuffleIncastBenchmark {
     static void report(Path out, List<Row> rows, int machines, int hostsPerMachine, int maps, int rounds)
             throws IOException {
         StringBuilder csv = new StringBuilder("partition_bytes,round,arm,copy_ms,copy_cpu_ms,shuffle_ms,reducer_cpu_ms,"
-                + "reducer_machine_cpu_ms,serving_cpu_ms,senders_cpu_ms,frames,tipc_map_outputs,tcp_map_outputs,records,"
-                + "checksum\n");
+                + "reducer_machine_cpu_ms,serving_cpu_ms,senders_cpu_ms,reducer_minsn,senders_minsn,frames,tipc_map_outputs,"
+                + "tcp_map_outputs,records,checksum\n");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%d,%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%x%n", r.size,
-                    r.round, r.arm.name().toLowerCase(Locale.ROOT), r.copyMs, r.copyCpuMs, r.shuffleMs, r.reducerCpuMs,
-                    r.reducerMachineCpuMs, r.servingCpuMs, r.sendersCpuMs, r.frames, r.tipcMapOutputs, r.tcpMapOutputs,
+            csv.append(String.format(Locale.ROOT, "%d,%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%x%n",
+                    r.size, r.round, r.arm.name().toLowerCase(Locale.ROOT), r.copyMs, r.copyCpuMs, r.shuffleMs,
+                    r.reducerCpuMs, r.reducerMachineCpuMs, r.servingCpuMs, r.sendersCpuMs, r.reducerMinsn, r.sendersMinsn,
+                    r.frames, r.tipcMapOutputs, r.tcpMapOutputs,
                     r.records, r.checksum));
         }
         StringBuilder summary = new StringBuilder(String.format(Locale.ROOT, """
@@ -397,7 +417,9 @@ public final class ShuffleIncastBenchmark {
 
                 Copy phase: from the consumer's `init` to the task's report that copying is done, before the final
                 merge; its CPU is the reducer JVM's. Reducer and sender machines' CPU: every thread and softirq as
-                their kernels count it (10 ms ticks). Serving threads: %s. Frames: Ethernet frames sent and received
+                their kernels count it (10 ms ticks). Instructions: what the machines' emulated CPUs executed
+                (`tipc-vm --count-instructions`; kernel and user, every process, idle not counted: work done, not
+                its cost in cache misses or stalls), read before and after each shuffle. Serving threads: %s. Frames: Ethernet frames sent and received
                 at the reducer's machine. Every arm merged the same records (checked); medians over rounds, ratios
                 are medians of each round's ratio with a 95%% bootstrap interval.
                 """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, rounds, TUNED_PARALLEL_COPIES,
