@@ -66,7 +66,11 @@ instructions_of() {
   local machine=${1:-${TIPC_TESTBED_MACHINE:-0}} file
   file=/run/tipc-vm/instructions/$machine
   if [ ! -r "$file" ]; then
-    echo "instructions_of: no instruction count of guest $machine ($file): run tipc-vm with --count-instructions" >&2
+    if [ -d "$(dirname "$file")" ]; then
+      echo "instructions_of: no instruction count of guest $machine in $(dirname "$file"): no such guest" >&2
+    else
+      echo "instructions_of: no instruction count of guest $machine ($file): run tipc-vm with --count-instructions" >&2
+    fi
     return 1
   fi
   cat "$file"
