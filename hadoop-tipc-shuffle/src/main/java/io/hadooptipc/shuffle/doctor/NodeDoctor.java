@@ -14,9 +14,10 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * Examines this node, in the order a fix has to happen: the native library, AF_TIPC,
- * the configured service type, whether it serves over TIPC and under which encryption,
- * node identity, bearers, links to other nodes, and the shuffle names in the name table.
+ * Examines this node, in the order a fix has to happen: the kernel's TIPC module and its
+ * known bugs, the native library, AF_TIPC, the configured service type, whether it serves
+ * over TIPC and under which encryption, node identity, bearers (and whether one is UDP),
+ * links to other nodes, and the shuffle names in the name table.
  * A check that cannot run because an earlier one failed is skipped, not failed again.
  */
 public final class NodeDoctor {
@@ -25,38 +26,48 @@ public final class NodeDoctor {
     private final Configuration conf;
     private final List<String> bearerCommand;
     private final BooleanSupplier nodeManagerRunning;
+    private final SystemRoot root;
 
     /**
      * @param conf               the node's configuration (yarn-site.xml, mapred-site.xml)
      * @param bearerCommand      the command that lists bearers, normally {@code tipc bearer list}
      * @param nodeManagerRunning whether a NodeManager runs here, asked when its names are missing
+     * @param root               where /proc, /sys, /lib/modules and /etc are read, normally /
      */
-    public NodeDoctor(Configuration conf, List<String> bearerCommand, BooleanSupplier nodeManagerRunning) {
+    public NodeDoctor(Configuration conf, List<String> bearerCommand, BooleanSupplier nodeManagerRunning,
+                      SystemRoot root) {
         this.conf = conf;
         this.bearerCommand = List.copyOf(bearerCommand);
         this.nodeManagerRunning = nodeManagerRunning;
+        this.root = root;
     }
 
     /** The doctor for this host as an operator runs it. */
     public static NodeDoctor forThisNode(Configuration conf) {
-        return new NodeDoctor(conf, BearerCheck.COMMAND, NodeManagerProcess::running);
+        return new NodeDoctor(conf, BearerCheck.COMMAND, NodeManagerProcess::running, SystemRoot.HOST);
     }
 
     public DoctorReport examine() {
         List<Check> checks = new ArrayList<>();
+        // Before the socket: opening one may load the module on demand.
+        TipcModuleCheck.Result module = TipcModuleCheck.examine(root);
+        checks.add(module.check());
+        checks.add(KernelFixesCheck.of(root, module.available()));
         int ownNode = socket(checks);
         Integer serviceType = serviceType(checks);
         checks.add(serving());
         checks.add(EncryptionCheck.of(conf, ownNode >= 0, EncryptionCheck.CRYPTO_SYSCTL));
         if (ownNode < 0) {
-            for (String name : List.of("node-identity", BearerCheck.NAME, "links", PublishedNames.OWN,
+            for (String name : List.of("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links", PublishedNames.OWN,
                     PublishedNames.PEERS)) {
                 checks.add(Check.skip(name, NEEDS_TIPC));
             }
             return new DoctorReport(checks);
         }
         checks.add(identity(ownNode));
-        checks.add(BearerCheck.run(bearerCommand));
+        Check bearers = BearerCheck.run(bearerCommand);
+        checks.add(bearers);
+        checks.add(UdpBearerCheck.of(bearers, conf, root));
         checks.add(links());
         names(checks, ownNode, serviceType);
         return new DoctorReport(checks);
