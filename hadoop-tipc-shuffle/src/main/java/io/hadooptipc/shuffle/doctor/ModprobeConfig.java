@@ -61,11 +61,11 @@ final class ModprobeConfig {
                     logical.setLength(logical.length() - 1);
                     logical.append(' ').append(physical.get(++i));
                 }
-                String text = logical.toString().strip();
+                String text = logical.toString().strip().replaceAll("\\s+", " ");
                 if (text.isEmpty() || text.startsWith("#")) {
                     continue;
                 }
-                String[] words = text.split("\\s+");
+                String[] words = text.split(" ");
                 if (words.length < 2 || !sameModule(words[1], module)) {
                     continue;
                 }

@@ -5,6 +5,7 @@ import org.apache.hadoop.conf.Configuration;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -44,7 +45,7 @@ final class UdpBearerCheck {
                 + ", open to every host that can route to it unless a firewall says otherwise";
         String what = String.join(", ", udp) + ": " + port;
         boolean declared = conf.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED);
-        boolean kernelCrypto = root.read("/proc/sys/net/tipc/max_tfms").isPresent();
+        boolean kernelCrypto = Files.exists(root.path(EncryptionCheck.CRYPTO_SYSCTL.toString()));
         if (declared && kernelCrypto) {
             return Check.ok(NAME, what + "; links declared encrypted (" + TipcShuffleConfig.LINKS_ENCRYPTED
                     + " = true, unverified: see " + EncryptionCheck.NAME + ")");

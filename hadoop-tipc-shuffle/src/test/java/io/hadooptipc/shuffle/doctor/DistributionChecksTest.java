@@ -123,7 +123,8 @@ class DistributionChecksTest {
         file("/lib/modules/" + DEBIAN_RELEASE + "/kernel/net/tipc/tipc.ko", "");
         file("/usr/lib/modprobe.d/tipc.conf", "install tipc /bin/true\n");
         file("/lib/modprobe.d/hardening.conf", "install tipc \\\n    /bin/true\n");
-        assertHas(module(), Check.Status.FAIL, "/usr/lib/modprobe.d/tipc.conf:1", "/lib/modprobe.d/hardening.conf:1");
+        assertHas(module(), Check.Status.FAIL, "/usr/lib/modprobe.d/tipc.conf:1",
+                "/lib/modprobe.d/hardening.conf:1 (install tipc /bin/true)");
 
         file("/etc/modprobe.d/tipc.conf", "# TIPC carries the shuffle here\n");
         file("/etc/modprobe.d/hardening.conf.disabled", "install tipc /bin/true\n");

@@ -131,7 +131,7 @@ class DoctorKernelTest {
     private static Map<String, Check> byName(DoctorReport report) {
         Map<String, Check> checks = new HashMap<>();
         report.checks().forEach(c -> checks.put(c.name(), c));
-        assertEquals(10, checks.size(), report.text());
+        assertEquals(13, checks.size(), report.text());
         return checks;
     }
 }
