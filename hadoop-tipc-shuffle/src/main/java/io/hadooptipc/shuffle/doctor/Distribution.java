@@ -48,12 +48,12 @@ record Distribution(Family family, String name, String versionId) {
         return switch (family) {
             case RED_HAT -> switch (major) {
                 case "8" -> "the DISA STIG for RHEL 8 (V-230497)";
-                case "9" -> "the DISA STIG for RHEL 9 (V-257806)";
+                case "9" -> "the DISA STIG for RHEL 9 (V-257808)";
                 case "10" -> "the DISA STIG for RHEL 10 (V-281314)";
-                default -> "the DISA STIGs for RHEL 8, 9 and 10 (V-230497, V-257806, V-281314)";
+                default -> "the DISA STIGs for RHEL 8, 9 and 10 (V-230497, V-257808, V-281314)";
             };
             case UBUNTU, DEBIAN -> "the CIS benchmark for " + name + " (\"Ensure tipc kernel module is not available\")";
-            case OTHER -> "hardening baselines such as the DISA STIGs for RHEL (V-230497, V-257806, V-281314)"
+            case OTHER -> "hardening baselines such as the DISA STIGs for RHEL (V-230497, V-257808, V-281314)"
                     + " and the CIS benchmarks (\"Ensure tipc kernel module is not available\")";
         };
     }

@@ -104,6 +104,11 @@ class DistributionChecksTest {
                 "/etc/modprobe.d/tipc.conf:3 (install tipc /bin/false)", "DISA STIG for RHEL 10 (V-281314)",
                 "delete or comment out /etc/modprobe.d/tipc.conf:3");
         assertFalse(TipcModuleCheck.examine(root).available());
+
+        file("/etc/os-release", RHEL9);
+        assertHas(module(), Check.Status.FAIL, "DISA STIG for RHEL 9 (V-257808)");
+        file("/etc/os-release", UBUNTU);
+        assertHas(module(), Check.Status.FAIL, "CIS benchmark for Ubuntu 22.04.4 LTS (\"Ensure tipc kernel module is not available\")");
     }
 
     @Test
