@@ -3,6 +3,7 @@ package io.hadooptipc.shuffle.server;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import org.apache.hadoop.mapred.ShuffleChannelInitializer;
 
 import java.util.Set;
@@ -11,7 +12,8 @@ import java.util.Set;
  * Stock's shuffle pipeline for a TIPC connection, with what TIPC adds around stock's handler
  * (named {@code shuffle} by stock): requests answered one at a time, the server's identity, one
  * answer for every request the job token refuses, per-transport metrics, the connection limit, timeouts for connections that send no request and
- * for reducers that stop reading, and a close TIPC peers read as a clean end of stream.
+ * for reducers that stop reading, a close TIPC peers read as a clean end of stream, and, without TLS, small
+ * map outputs sent together.
  */
 final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChannel> {
     private static final String STOCK_HANDLER = "shuffle";
@@ -22,19 +24,23 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
     private final long writeTimeoutMillis;
     private final long requestTimeoutMillis;
     private final ConnectionLimit limit;
+    private final int gatherMaxBytes;
 
     /**
      * @param stock          stock's initializer, over a handler context without a connection limit
      * @param maxConnections stock's {@code mapreduce.shuffle.max.connections}, applied here instead
+     * @param gatherMaxBytes the largest map output {@link GatherSmallOutputs} sends with others, 0 for none
      */
     TipcShuffleChannelInitializer(ShuffleChannelInitializer stock, Set<String> identities, TipcShuffleMetrics metrics,
-                                  long writeTimeoutMillis, long requestTimeoutMillis, int maxConnections) {
+                                  long writeTimeoutMillis, long requestTimeoutMillis, int maxConnections,
+                                  int gatherMaxBytes) {
         this.stock = stock;
         this.limit = new ConnectionLimit(maxConnections);
         this.identities = Set.copyOf(identities);
         this.metrics = metrics;
         this.writeTimeoutMillis = writeTimeoutMillis;
         this.requestTimeoutMillis = requestTimeoutMillis;
+        this.gatherMaxBytes = GatherSmallOutputs.checked(gatherMaxBytes);
     }
 
     @Override
@@ -42,6 +48,10 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         stock.initChannel(ch);
         ChannelPipeline pipeline = ch.pipeline();
         pipeline.addFirst("tipc-shutdown", new ShutdownBeforeClose());
+        if (gatherMaxBytes > 0 && pipeline.get(SslHandler.class) == null) {
+            // Nearest the encoder of the handlers here: the others see each map output's region and its promise.
+            pipeline.addBefore(STOCK_HANDLER, "tipc-gather", new GatherSmallOutputs(gatherMaxBytes));
+        }
         pipeline.addBefore(STOCK_HANDLER, "tipc-request-timeout", new RequestTimeout(requestTimeoutMillis));
         pipeline.addBefore(STOCK_HANDLER, "tipc-one-request", new OneRequestAtATime());
         pipeline.addBefore(STOCK_HANDLER, "tipc-identity", new ServerIdentity(identities));

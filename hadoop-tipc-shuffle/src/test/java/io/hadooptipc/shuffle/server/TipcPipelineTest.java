@@ -115,7 +115,8 @@ class TipcPipelineTest {
         loops = new EpollEventLoopGroup(2);
         Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
                 .childHandler(new TipcShuffleChannelInitializer(source.pipeline(),
-                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, requestTimeoutMillis, maxConnections))
+                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, requestTimeoutMillis, maxConnections,
+                        TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
         port = ((InetSocketAddress) listener.localAddress()).getPort();
     }

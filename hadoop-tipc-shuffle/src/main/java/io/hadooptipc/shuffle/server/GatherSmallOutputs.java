@@ -1,0 +1,179 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.util.ReferenceCountUtil;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+
+/**
+ * Sends small map outputs of a response together: each one's {@code ShuffleHeader} and bytes in
+ * one buffer, the buffers of several map outputs flushed at once, so that a request for many small
+ * map outputs goes out in a few gathered writes (Netty's epoll channel writes a run of buffers with
+ * one {@code writev}, which TIPC sends as one message up to its 66,000-byte limit) instead of a
+ * header write, a {@code sendfile} and a flush for each.
+ * <p>Stock's handler writes a map output as its header ({@code ch.write}), then its file region
+ * ({@code writeAndFlush}), and starts the next map output when that region's write completes. A
+ * region of at most {@code maxBytes} is read here into a buffer after its header, released, and its
+ * write promise completed at once, so stock goes on with the next map output while the buffer waits;
+ * stock's flushes are held back meanwhile. They go out, in order, with the first flush that follows
+ * anything else (a larger region, sent from its file as stock does, with its fadvise and readahead;
+ * the response's end; an error answer), before the next map output would take the map-output bytes
+ * held past {@code maxBytes}, or before the connection closes. A small map output is read with one
+ * {@code pread} and costs neither stock's readahead request nor its fadvise: its region's file is
+ * closed before stock's listener would advise the kernel to drop it from the cache.
+ * <p>An outbound handler in the pipeline rather than a subclass of stock's handler: stock's handler
+ * and the types of its {@code sendMapOutput} are package-private, which a subclass loaded by another
+ * class loader than stock's (an aux service on its own class path) may not reach. The handler sits
+ * between stock's and {@link TransferMetrics} on one side and the HTTP encoder on the other, so the
+ * metrics still see each map output's region and count it when its promise completes: when its bytes
+ * are held for the gathered write, which a connection lost later fails without failing the region.
+ * Not in TLS, where stock writes no file regions.
+ */
+final class GatherSmallOutputs extends ChannelOutboundHandlerAdapter {
+    /** Stock's region holds its open file only in this private field; reading it avoids the readahead of its transferTo. */
+    private static final VarHandle REGION_FILE = regionFile();
+
+    private final int maxBytes;
+    /** A header written by stock whose map output has not come yet. */
+    private ByteBuf header;
+    private ChannelPromise headerPromise;
+    /** Map-output bytes (with their headers) written on since the last flush passed. */
+    private long held;
+
+    /** @param maxBytes the largest map output gathered, and the most gathered bytes held before a flush */
+    GatherSmallOutputs(int maxBytes) {
+        this.maxBytes = maxBytes;
+    }
+
+    private static VarHandle regionFile() {
+        try {
+            return MethodHandles.privateLookupIn(DefaultFileRegion.class, MethodHandles.lookup())
+                    .findVarHandle(DefaultFileRegion.class, "file", FileChannel.class);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("cannot read small map outputs from Netty's DefaultFileRegion, whose file"
+                    + " field is gone in this Netty; set " + TipcShuffleConfig.GATHER_MAX_BYTES + " to 0: " + e, e);
+        }
+    }
+
+    /**
+     * {@code maxBytes} if it is a valid threshold, 0 disabling gathering. Called as the server starts, so
+     * that a Netty whose regions cannot be read fails there (this class's initialization), not on a connection.
+     */
+    static int checked(int maxBytes) {
+        if (maxBytes < 0) {
+            throw new IllegalArgumentException(TipcShuffleConfig.GATHER_MAX_BYTES + " must be 0 or positive: " + maxBytes);
+        }
+        return maxBytes;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof DefaultFileRegion region && region.count() <= maxBytes) {
+            gather(ctx, region, promise);
+            return;
+        }
+        passHeader(ctx);
+        if (msg instanceof ByteBuf bytes) {
+            header = bytes;
+            headerPromise = promise;
+        } else {
+            held = 0; // stock flushes everything else it writes, and the held bytes go with it
+            ctx.write(msg, promise);
+        }
+    }
+
+    private void gather(ChannelHandlerContext ctx, DefaultFileRegion region, ChannelPromise promise) {
+        int headerBytes = header == null ? 0 : header.readableBytes();
+        int size = headerBytes + (int) region.count();
+        if (held > 0 && held + size > maxBytes) {
+            ctx.flush();
+            held = 0;
+        }
+        ByteBuf gathered = ctx.alloc().directBuffer(size);
+        ChannelPromise written = headerPromise == null ? ctx.newPromise() : headerPromise;
+        try {
+            if (header != null) {
+                gathered.writeBytes(header);
+            }
+            read(region, gathered);
+        } catch (IOException | RuntimeException e) {
+            gathered.release();
+            written.tryFailure(e);
+            promise.tryFailure(e);
+            return;
+        } finally {
+            ReferenceCountUtil.release(header);
+            header = null;
+            headerPromise = null;
+            region.release(); // closes its file, so stock's listener gives it no fadvise
+        }
+        ctx.write(gathered, written);
+        held += size;
+        promise.trySuccess();
+    }
+
+    private static void read(DefaultFileRegion region, ByteBuf into) throws IOException {
+        region.open();
+        FileChannel file = (FileChannel) REGION_FILE.get(region);
+        long position = region.position();
+        long end = position + region.count();
+        while (position < end) {
+            int n = into.writeBytes(file, position, (int) (end - position));
+            if (n < 0) {
+                throw new EOFException("map output file ends " + (end - position) + " bytes before its partition does");
+            }
+            position += n;
+        }
+    }
+
+    private void passHeader(ChannelHandlerContext ctx) {
+        if (header != null) {
+            ctx.write(header, headerPromise);
+            header = null;
+            headerPromise = null;
+        }
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (held == 0) {
+            passHeader(ctx);
+            ctx.flush();
+        }
+    }
+
+    /**
+     * Map outputs already gathered reach the reducer before the close, as stock's, flushed one by one,
+     * would; a header whose map output never came does not, as stock's, written but never flushed, would not.
+     */
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        dropHeader();
+        held = 0;
+        ctx.flush();
+        ctx.close(promise);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        dropHeader();
+    }
+
+    private void dropHeader() {
+        if (header != null) {
+            header.release();
+            headerPromise.tryFailure(new IOException("connection closed before the map output of a header was written"));
+            header = null;
+            headerPromise = null;
+        }
+    }
+}
