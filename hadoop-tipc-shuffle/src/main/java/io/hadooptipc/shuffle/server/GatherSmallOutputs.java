@@ -3,7 +3,7 @@ package io.hadooptipc.shuffle.server;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.util.ReferenceCountUtil;
@@ -12,6 +12,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 
 /**
@@ -27,7 +28,10 @@ import java.nio.channels.FileChannel;
  * stock's flushes are held back meanwhile. They go out, in order, with the first flush that follows
  * anything else (a larger region, sent from its file as stock does, with its fadvise and readahead;
  * the response's end; an error answer), before the next map output would take the map-output bytes
- * held past {@code maxBytes}, or before the connection closes. A small map output is read with one
+ * held past {@code maxBytes}, or before the connection closes. While the channel is not writable (the
+ * reducer reads slower than stock would go on), what is gathered is flushed and a gathered region's
+ * promise waits for the channel to be writable again,
+ * so a response is held in memory no more than stock's would be plus {@code maxBytes}. A small map output is read with one
  * {@code pread} and costs neither stock's readahead request nor its fadvise: its region's file is
  * closed before stock's listener would advise the kernel to drop it from the cache.
  * <p>An outbound handler in the pipeline rather than a subclass of stock's handler: stock's handler
@@ -38,7 +42,7 @@ import java.nio.channels.FileChannel;
  * are held for the gathered write, which a connection lost later fails without failing the region.
  * Not in TLS, where stock writes no file regions.
  */
-final class GatherSmallOutputs extends ChannelOutboundHandlerAdapter {
+final class GatherSmallOutputs extends ChannelDuplexHandler {
     /** Stock's region holds its open file only in this private field; reading it avoids the readahead of its transferTo. */
     private static final VarHandle REGION_FILE = regionFile();
 
@@ -48,6 +52,8 @@ final class GatherSmallOutputs extends ChannelOutboundHandlerAdapter {
     private ChannelPromise headerPromise;
     /** Map-output bytes (with their headers) written on since the last flush passed. */
     private long held;
+    /** The promise of a gathered region, completed once the channel is writable again. */
+    private ChannelPromise waiting;
 
     /** @param maxBytes the largest map output gathered, and the most gathered bytes held before a flush */
     GatherSmallOutputs(int maxBytes) {
@@ -118,7 +124,25 @@ final class GatherSmallOutputs extends ChannelOutboundHandlerAdapter {
         }
         ctx.write(gathered, written);
         held += size;
-        promise.trySuccess();
+        if (written.cause() != null) { // the connection is gone: stock stops sending
+            promise.tryFailure(written.cause());
+        } else if (ctx.channel().isWritable()) {
+            promise.trySuccess();
+        } else { // unwritable with unflushed bytes too: they must go for it to be writable again
+            waiting = promise;
+            held = 0;
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (waiting != null && ctx.channel().isWritable()) {
+            ChannelPromise written = waiting;
+            waiting = null;
+            written.trySuccess();
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     private static void read(DefaultFileRegion region, ByteBuf into) throws IOException {
@@ -157,7 +181,7 @@ final class GatherSmallOutputs extends ChannelOutboundHandlerAdapter {
      */
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        dropHeader();
+        dropPending();
         held = 0;
         ctx.flush();
         ctx.close(promise);
@@ -165,10 +189,14 @@ final class GatherSmallOutputs extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        dropHeader();
+        dropPending();
     }
 
-    private void dropHeader() {
+    private void dropPending() {
+        if (waiting != null) {
+            waiting.tryFailure(new ClosedChannelException());
+            waiting = null;
+        }
         if (header != null) {
             header.release();
             headerPromise.tryFailure(new IOException("connection closed before the map output of a header was written"));

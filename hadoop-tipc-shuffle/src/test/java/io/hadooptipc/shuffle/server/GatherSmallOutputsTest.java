@@ -150,6 +150,17 @@ class GatherSmallOutputsTest {
     }
 
     @Test
+    void whileTheChannelIsNotWritableStockWaitsForTheNextMapOutput() throws IOException {
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        channel.write(header("h1:"));
+        ChannelFuture written = channel.writeAndFlush(region(0, 10));
+        assertFalse(written.isDone(), "as stock's region would wait for the reducer");
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+        channel.runPendingTasks();
+        assertTrue(written.isSuccess());
+    }
+
+    @Test
     void aMapOutputThatCannotBeReadFailsItsRegionAndHeaderAndWritesNothing() throws IOException {
         ByteBuf header = header("h1:");
         ChannelFuture headerWritten = channel.write(header);
