@@ -27,14 +27,14 @@ import java.nio.channels.FileChannel;
  * write promise completed at once, so stock goes on with the next map output while the buffer waits;
  * stock's flushes are held back meanwhile. They go out, in order, with the first flush that follows
  * anything else (a larger region, sent from its file as stock does, with its fadvise and readahead;
- * the response's end; an error answer), before the next map output would take the map-output bytes
- * held past {@code maxBytes}, or before the connection closes. While the channel is not writable (the
- * reducer reads slower than stock would go on), what is gathered is flushed and a gathered region's
- * promise waits for the channel to be writable again,
- * so a response is held in memory no more than stock's would be plus {@code maxBytes}. A small map output is read with one
- * {@code pread} and costs neither stock's readahead request nor its fadvise: its region's file is
- * closed before stock's listener would advise the kernel to drop it from the cache.
- * <p>An outbound handler in the pipeline rather than a subclass of stock's handler: stock's handler
+ * the response's end; an error answer), before the next map output would take the bytes held past
+ * {@code maxBytes}, or before the connection closes. While the channel is not writable (the reducer
+ * reads slower than stock goes on), what is held is flushed and the region's promise waits until the
+ * channel is writable again, so a response takes no more memory than stock's plus {@code maxBytes}.
+ * A small map output is read with one {@code pread} and costs neither stock's readahead request nor
+ * its fadvise: its region's file is closed before stock's listener would advise the kernel to drop it
+ * from the cache.
+ * <p>A handler in the pipeline rather than a subclass of stock's handler: stock's handler
  * and the types of its {@code sendMapOutput} are package-private, which a subclass loaded by another
  * class loader than stock's (an aux service on its own class path) may not reach. The handler sits
  * between stock's and {@link TransferMetrics} on one side and the HTTP encoder on the other, so the
