@@ -56,6 +56,20 @@ public final class Tipc {
     }
 
     /**
+     * The {ref, node} identity the kernel gives the TIPC socket {@code descriptor}, which another library
+     * (Netty, serving accepted connections) owns: getsockname(2) on it.
+     */
+    public static TipcSocketAddress localAddress(int descriptor) throws IOException {
+        byte[] sa = new byte[Sockaddr.SIZE];
+        TipcChannel.check("getsockname", null, TipcNative.getsockname(descriptor, sa));
+        try {
+            return (TipcSocketAddress) Sockaddr.decode(sa);
+        } catch (IllegalArgumentException | ClassCastException e) {
+            throw new IOException("descriptor " + descriptor + " is not a connected TIPC socket: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * The identity of a node (e.g. the name given by {@code tipc node set identity}),
      * from its 32-bit address; the node must be this one or linked to it.
      */

@@ -184,6 +184,23 @@ public abstract sealed class TipcChannel implements Channel
         return (TipcSocketAddress) Sockaddr.decode(sa);
     }
 
+    /**
+     * The address the kernel reports for the socket this one is connected to: the peer's {ref, node}
+     * identity, which no process can choose.
+     */
+    public TipcSocketAddress getPeerAddress() throws IOException {
+        byte[] sa = new byte[Sockaddr.SIZE];
+        int r;
+        int descriptor = begin();
+        try {
+            r = TipcNative.getpeername(descriptor, sa);
+        } finally {
+            end();
+        }
+        check("getpeername", null, ended(r));
+        return (TipcSocketAddress) Sockaddr.decode(sa);
+    }
+
     public <T> TipcChannel setOption(SocketOption<T> name, T value) throws IOException {
         TipcSocketOptions.set(this, name, value);
         return this;

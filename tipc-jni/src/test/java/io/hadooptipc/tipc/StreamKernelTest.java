@@ -142,6 +142,25 @@ class StreamKernelTest {
     }
 
     @Test
+    void theConnectedPeerIsTheAcceptedSocketNotTheName() throws Exception {
+        TipcServiceAddress name = TipcServiceAddress.of(20005, 1);
+        TipcServerSocketChannel server = bound("n2", name);
+        Future<TipcSocketAddress> accepted = start("n2", () -> {
+            try (server; TipcSocketChannel c = server.accept()) {
+                TipcSocketAddress local = c.getLocalAddress();
+                c.read(ByteBuffer.allocate(1)); // until the client closes
+                return local;
+            }
+        });
+        TipcSocketAddress peer = on("n1", () -> {
+            try (TipcSocketChannel c = TipcSocketChannel.open(name)) {
+                return c.getPeerAddress();
+            }
+        });
+        assertEquals(Testbed.get(accepted), peer);
+    }
+
+    @Test
     void connectToAnUnboundServiceNamesTheCallAddressAndErrno() throws Exception {
         TipcServiceAddress nobody = TipcServiceAddress.of(20099, 1);
         TipcException e = assertThrows(TipcException.class, () -> on("n1", () -> TipcSocketChannel.open(nobody)));
