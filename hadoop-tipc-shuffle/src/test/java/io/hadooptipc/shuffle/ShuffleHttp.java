@@ -4,6 +4,7 @@ import io.hadooptipc.testbed.ShuffleWire;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 
+import javax.crypto.SecretKey;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,16 @@ public final class ShuffleHttp {
     /** A request head as our fetcher sends it over TIPC with reuse on: asking for keep-alive by header. */
     public static HttpHead keepAliveRequest(String uri, String urlHash, String target) {
         return requestBuilder(uri, urlHash, target).field("Connection", "keep-alive").build();
+    }
+
+    /**
+     * A request head as our fetcher sends it over TIPC: bound with the job token {@code key} to {@code server},
+     * the server socket the kernel connected it to ({@link ChannelBinding}).
+     */
+    public static HttpHead boundRequest(String uri, String urlHash, String target, SecretKey key, String server) {
+        String nonce = ChannelBinding.nonce();
+        return requestBuilder(uri, urlHash, target).field(ChannelBinding.NONCE_HEADER, nonce)
+                .field(ChannelBinding.REQUEST_HEADER, ChannelBinding.request(key, uri, nonce, server)).build();
     }
 
     private static HttpHead.Builder requestBuilder(String uri, String urlHash, String target) {

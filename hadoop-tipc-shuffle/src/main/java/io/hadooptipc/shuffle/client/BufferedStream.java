@@ -25,6 +25,11 @@ final class BufferedStream implements Closeable {
         this.stream = stream;
     }
 
+    /** See {@link ShuffleStream#server()}. */
+    String server() {
+        return stream.server();
+    }
+
     void writeFully(ByteBuffer src) throws IOException {
         stream.writeFully(src);
     }

@@ -7,6 +7,8 @@ enum Fallback {
     WITHDRAWN(TipcShuffleCounter.FALLBACK_WITHDRAWN, "the host's TIPC shuffle name was withdrawn"),
     CONNECT_FAILED(TipcShuffleCounter.FALLBACK_CONNECT_FAILED, "the TIPC connection failed before a response"),
     MISDIRECTED(TipcShuffleCounter.FALLBACK_MISDIRECTED, "the TIPC name led to another server"),
+    UNAUTHENTICATED(TipcShuffleCounter.FALLBACK_UNAUTHENTICATED,
+            "the socket at the TIPC name did not prove it holds the job token"),
     TLS_FAILED(TipcShuffleCounter.FALLBACK_TLS_FAILED, "TLS over TIPC failed (handshake or certificate)"),
     MID_TRANSFER(TipcShuffleCounter.FALLBACK_MID_TRANSFER, "the TIPC connection failed mid-transfer"),
     CONFIGURED(TipcShuffleCounter.TCP_BY_CONFIGURATION, "mapreduce.shuffle.tipc.transport is tcp");

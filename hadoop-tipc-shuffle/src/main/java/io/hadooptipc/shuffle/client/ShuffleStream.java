@@ -25,6 +25,12 @@ interface ShuffleStream extends Closeable {
      */
     void writeFully(ByteBuffer src) throws IOException;
 
+    /**
+     * The identity the kernel gives the server's end of this stream (its TIPC socket's {node, port ref}),
+     * which {@link io.hadooptipc.shuffle.ChannelBinding} binds each request and reply to.
+     */
+    String server();
+
     /** Closes the stream; callable from any thread, and a read or write under way then fails. */
     @Override
     void close() throws IOException;

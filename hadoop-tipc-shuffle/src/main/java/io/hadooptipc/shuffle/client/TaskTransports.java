@@ -8,6 +8,7 @@ import org.apache.hadoop.security.ssl.SSLFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.crypto.SecretKey;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.HttpURLConnection;
@@ -61,9 +62,11 @@ public final class TaskTransports implements Closeable {
     /**
      * The connection a fetcher of this task opens for {@code url}: over TIPC while the host publishes the
      * service, otherwise (and after a TIPC failure) the one {@code stock} opens. Not connected yet.
+     *
+     * @param jobToken the job's shuffle secret, which the stock fetcher signs its requests with
      */
-    public HttpURLConnection open(URL url, StockConnections stock) {
-        return new TipcShuffleConnection(url, routes, streams, counters, stock);
+    public HttpURLConnection open(URL url, StockConnections stock, SecretKey jobToken) {
+        return new TipcShuffleConnection(url, routes, streams, counters, stock, jobToken);
     }
 
     /** The job's client SSL settings, as the stock fetcher loads them for HTTPS. */

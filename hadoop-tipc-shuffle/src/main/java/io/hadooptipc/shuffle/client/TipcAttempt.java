@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.ChannelBinding;
 import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -7,6 +8,7 @@ import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.crypto.SecretKey;
 import javax.net.ssl.SSLException;
 import java.io.Closeable;
 import java.io.FilterInputStream;
@@ -25,7 +27,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * HTTP/TCP (before the response: all of it; after: the rest of the body). In
  * {@code tipc} mode, or once the fetcher has disconnected, the failure is the
  * fetcher's, under the stock retry rules. Every response that is not a
- * {@link Misdirection} is the fetcher's too, whatever its status.
+ * {@link Misdirection} is the fetcher's too, whatever its status, once it proves that the server
+ * socket the kernel connected holds the job token ({@link ChannelBinding}): a response that does not
+ * is another process's, which is not read further and falls back like a TIPC failure.
  * <p>
  * The request goes on a kept-alive stream from the {@link StreamPool} when there is one;
  * if that stream turns out closed by the server before any byte of a response, the
@@ -40,17 +44,22 @@ final class TipcAttempt implements Closeable {
     private final TransportRoutes routes;
     private final StreamPool streams;
     private final TransferCounters counters;
+    /** The job token, which the request and its reply bind to the stream's server socket with. */
+    private final SecretKey jobToken;
     private final AtomicReference<BufferedStream> stream = new AtomicReference<>();
     private volatile TransportRoutes.Route route;
     private volatile boolean closed;
     private Timeouts timeouts;
     private StreamExchange response;
+    /** The nonce of the request last sent. */
+    private String nonce;
 
-    TipcAttempt(URL url, TransportRoutes routes, StreamPool streams, TransferCounters counters) {
+    TipcAttempt(URL url, TransportRoutes routes, StreamPool streams, TransferCounters counters, SecretKey jobToken) {
         this.url = url;
         this.routes = routes;
         this.streams = streams;
         this.counters = counters;
+        this.jobToken = jobToken;
     }
 
     /**
@@ -67,7 +76,7 @@ final class TipcAttempt implements Closeable {
             return null;
         }
         try {
-            response = exchange(route.name(), requestHead(route.name(), requestFields), timeouts);
+            response = exchange(route.name(), requestFields, timeouts);
             this.timeouts = timeouts;
             return response;
         } catch (Failure f) {
@@ -108,12 +117,13 @@ final class TipcAttempt implements Closeable {
         counters.fallback(why);
     }
 
-    private StreamExchange exchange(ShuffleServiceName name, HttpHead request, Timeouts timeouts) throws Failure {
+    private StreamExchange exchange(ShuffleServiceName name, Map<String, List<String>> request, Timeouts timeouts)
+            throws Failure {
         StreamExchange answer = null;
         BufferedStream kept = streams.reuse(name, timeouts);
         if (kept != null) {
             try {
-                answer = sendOn(kept, request);
+                answer = sendOn(kept, name, request);
             } catch (StreamExchange.NoResponse e) {
                 if (closed) {
                     throw new Failure(Fallback.CONNECT_FAILED, e);
@@ -141,7 +151,7 @@ final class TipcAttempt implements Closeable {
                 throw new Failure(Fallback.CONNECT_FAILED, e);
             }
             try {
-                answer = sendOn(opened, request);
+                answer = sendOn(opened, name, request);
             } catch (IOException e) {
                 throw new Failure(Fallback.CONNECT_FAILED, e);
             }
@@ -151,18 +161,32 @@ final class TipcAttempt implements Closeable {
             throw new Failure(Fallback.MISDIRECTED, new IOException("asked TIPC name of " + name
                     + ", answered by " + server + " (" + answer.status() + ")"));
         }
+        String reply = answer.head().field(ChannelBinding.REPLY_HEADER);
+        BufferedStream answered = stream.get();
+        if (answered == null) {
+            throw new Failure(Fallback.CONNECT_FAILED, new AsynchronousCloseException());
+        }
+        if (!ChannelBinding.replyVerifies(jobToken, nonce, answered.server(), reply)) {
+            throw new Failure(Fallback.UNAUTHENTICATED, new IOException("TIPC name of " + name + " is held by socket "
+                    + answered.server() + ", which did not prove it holds the job token (" + answer.status()
+                    + ", reply binding " + (reply == null ? "missing" : "wrong")
+                    + "): another process bound the name, or the server does not know this job"));
+        }
         return answer;
     }
 
-    private StreamExchange sendOn(BufferedStream s, HttpHead request) throws IOException {
+    private StreamExchange sendOn(BufferedStream s, ShuffleServiceName name, Map<String, List<String>> requestFields)
+            throws IOException {
         stream.set(s);
         if (closed) { // a disconnect while the stream was being opened or taken
             throw new AsynchronousCloseException();
         }
-        return StreamExchange.send(s, request);
+        nonce = ChannelBinding.nonce();
+        return StreamExchange.send(s, requestHead(name, requestFields, s.server()));
     }
 
-    private HttpHead requestHead(ShuffleServiceName name, Map<String, List<String>> requestFields) {
+    /** The request, bound with a fresh nonce to {@code server}, the socket the stream is connected to. */
+    private HttpHead requestHead(ShuffleServiceName name, Map<String, List<String>> requestFields, String server) {
         HttpHead.Builder b = HttpHead.builder("GET " + url.getFile() + " HTTP/1.1")
                 .field("Host", url.getHost() + ":" + url.getPort());
         for (Map.Entry<String, List<String>> field : requestFields.entrySet()) {
@@ -173,7 +197,10 @@ final class TipcAttempt implements Closeable {
         if (streams.keepsStreams()) {
             b.field("Connection", "keep-alive");
         }
-        return b.field(TipcShuffleConfig.TARGET_HEADER, name).build();
+        return b.field(TipcShuffleConfig.TARGET_HEADER, name)
+                .field(ChannelBinding.NONCE_HEADER, nonce)
+                .field(ChannelBinding.REQUEST_HEADER, ChannelBinding.request(jobToken, url.getFile(), nonce, server))
+                .build();
     }
 
     /** The fetcher is done with the body: the stream goes back to the pool if it can carry the next request. */

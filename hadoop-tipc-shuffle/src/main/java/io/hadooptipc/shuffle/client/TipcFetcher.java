@@ -24,19 +24,21 @@ import javax.crypto.SecretKey;
  */
 public class TipcFetcher<K, V> extends Fetcher<K, V> {
     private final PendingTransports transports;
+    private final SecretKey shuffleKey;
 
     TipcFetcher(JobConf job, TaskAttemptID reduceId, ShuffleSchedulerImpl<K, V> scheduler, MergeManager<K, V> merger,
                 Reporter reporter, ShuffleClientMetrics metrics, ExceptionReporter exceptionReporter,
                 SecretKey shuffleKey, PendingTransports transports) {
         super(job, reduceId, scheduler, merger, reporter, metrics, exceptionReporter, shuffleKey);
         this.transports = transports;
+        this.shuffleKey = shuffleKey;
     }
 
     /** Waits for the task's TIPC side on the first fetch; if it could not be built (the task fails), the stock connection. */
     @Override
     protected synchronized void openConnection(URL url) throws IOException {
         TaskTransports built = transports.get();
-        connection = built != null ? built.open(url, new StockFetcherConnections()) : stockConnection(url);
+        connection = built != null ? built.open(url, new StockFetcherConnections(), shuffleKey) : stockConnection(url);
     }
 
     /** A class of its own, not a method reference: see BootstrapFreeTest. */

@@ -4,6 +4,7 @@ import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.crypto.SecretKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -35,10 +36,11 @@ final class TipcShuffleConnection extends HttpURLConnection {
     private HttpURLConnection tcp;
     private TransferBody body;
 
+    /** @param jobToken the job's shuffle secret, which the stock fetcher signs its requests with too */
     TipcShuffleConnection(URL url, TransportRoutes routes, StreamPool streams, TransferCounters counters,
-                          StockConnections stock) {
+                          StockConnections stock, SecretKey jobToken) {
         super(url);
-        this.tipc = new TipcAttempt(url, routes, streams, counters);
+        this.tipc = new TipcAttempt(url, routes, streams, counters, jobToken);
         this.counters = counters;
         this.stock = stock;
     }

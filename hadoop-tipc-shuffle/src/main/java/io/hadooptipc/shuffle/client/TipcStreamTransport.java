@@ -29,7 +29,8 @@ final class TipcStreamTransport implements StreamTransport {
             // Blocking reads and writes whose timeouts the kernel keeps: one recv(2) per arrival, no poll(2) before it.
             channel.setOption(TipcSocketOptions.READ_TIMEOUT, timeouts.readMillis());
             channel.setOption(TipcSocketOptions.WRITE_TIMEOUT, timeouts.writeMillis());
-            return new TipcStream(channel, timeouts);
+            // The socket the kernel connected us to, whoever bound the name: read once, named in every request.
+            return new TipcStream(channel, channel.getPeerAddress().toString(), timeouts);
         } catch (IOException | RuntimeException e) {
             channel.close();
             if (e instanceof TipcException t && t.errno() == TipcException.EHOSTUNREACH) {
@@ -39,7 +40,7 @@ final class TipcStreamTransport implements StreamTransport {
         }
     }
 
-    private record TipcStream(TipcSocketChannel channel, Timeouts timeouts) implements ShuffleStream {
+    private record TipcStream(TipcSocketChannel channel, String server, Timeouts timeouts) implements ShuffleStream {
 
         /** A blocking read returns nothing only when the read timeout passed. */
         @Override

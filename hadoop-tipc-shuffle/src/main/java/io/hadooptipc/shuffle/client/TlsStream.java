@@ -79,6 +79,12 @@ final class TlsStream implements ShuffleStream {
         }
     }
 
+    /** The socket under TLS: TLS names the host's certificate, not which socket the kernel connected. */
+    @Override
+    public String server() {
+        return wire.server();
+    }
+
     /** Closes the stream under TLS; no close_notify, which a close from another thread could not send safely. */
     @Override
     public void close() throws IOException {

@@ -5,13 +5,15 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import org.apache.hadoop.mapred.ShuffleChannelInitializer;
+import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
 
 import java.util.Set;
 
 /**
  * Stock's shuffle pipeline for a TIPC connection, with what TIPC adds around stock's handler
- * (named {@code shuffle} by stock): requests answered one at a time, the server's identity, one
- * answer for every request the job token refuses, per-transport metrics, the connection limit, timeouts for connections that send no request and
+ * (named {@code shuffle} by stock): requests answered one at a time, the server's identity, requests
+ * served only when bound to this connection's socket by the job token, one answer for every request
+ * the job token refuses, per-transport metrics, the connection limit, timeouts for connections that send no request and
  * for reducers that stop reading, a close TIPC peers read as a clean end of stream, and, without TLS, small
  * map outputs sent together.
  */
@@ -25,16 +27,23 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
     private final long requestTimeoutMillis;
     private final ConnectionLimit limit;
     private final int gatherMaxBytes;
+    private final JobTokenSecretManager tokens;
+    private final ChannelBindingCheck.ServerSocket serverSocket;
 
     /**
      * @param stock          stock's initializer, over a handler context without a connection limit
      * @param maxConnections stock's {@code mapreduce.shuffle.max.connections}, applied here instead
      * @param gatherMaxBytes the largest map output {@link GatherSmallOutputs} sends with others, 0 for none
+     * @param tokens         stock's job tokens, which bind requests to connections
+     * @param serverSocket   what a connection's server socket is named in bindings ({@link ChannelBindingCheck#TIPC})
      */
     TipcShuffleChannelInitializer(ShuffleChannelInitializer stock, Set<String> identities, TipcShuffleMetrics metrics,
                                   long writeTimeoutMillis, long requestTimeoutMillis, int maxConnections,
-                                  int gatherMaxBytes) {
+                                  int gatherMaxBytes, JobTokenSecretManager tokens,
+                                  ChannelBindingCheck.ServerSocket serverSocket) {
         this.stock = stock;
+        this.tokens = tokens;
+        this.serverSocket = serverSocket;
         this.limit = new ConnectionLimit(maxConnections);
         this.identities = Set.copyOf(identities);
         this.metrics = metrics;
@@ -55,6 +64,8 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         pipeline.addBefore(STOCK_HANDLER, "tipc-request-timeout", new RequestTimeout(requestTimeoutMillis));
         pipeline.addBefore(STOCK_HANDLER, "tipc-one-request", new OneRequestAtATime());
         pipeline.addBefore(STOCK_HANDLER, "tipc-identity", new ServerIdentity(identities));
+        // One getsockname(2) per connection; every request on it is checked against its result.
+        pipeline.addBefore(STOCK_HANDLER, "tipc-channel-binding", new ChannelBindingCheck(tokens, serverSocket.of(ch)));
         pipeline.addBefore(STOCK_HANDLER, "tipc-unauthorized", new UnauthorizedAnswer());
         pipeline.addBefore(STOCK_HANDLER, "tipc-metrics", new TransferMetrics(metrics));
         pipeline.addBefore(STOCK_HANDLER, "tipc-connection-limit", limit);

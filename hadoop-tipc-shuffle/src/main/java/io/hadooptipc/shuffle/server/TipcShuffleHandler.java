@@ -94,7 +94,8 @@ public class TipcShuffleHandler extends ShuffleHandler {
                 positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
                 TimeUnit.SECONDS.toMillis(context.connectionKeepAliveTimeOut),
                 conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS),
-                conf.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES)), threads(conf));
+                conf.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES),
+                context.secretManager, ChannelBindingCheck.TIPC), threads(conf));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) {} on {}", availability.level(), encryption.carried, published);

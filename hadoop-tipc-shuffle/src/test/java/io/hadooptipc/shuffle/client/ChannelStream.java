@@ -14,6 +14,8 @@ import java.nio.channels.SocketChannel;
  * {@link TipcStreamTransport}'s wait in poll(2).
  */
 final class ChannelStream implements ShuffleStream {
+    /** What the server end of every such stream is named in channel bindings: a socket pair has no TIPC identity. */
+    static final String SERVER = "tipc:<socket-pair>";
     private final SocketChannel channel;
     private final Timeouts timeouts;
 
@@ -45,6 +47,11 @@ final class ChannelStream implements ShuffleStream {
         if (!Readiness.await(channel, ops, millis)) {
             throw new SocketTimeoutException(what + " timed out after " + millis + " ms");
         }
+    }
+
+    @Override
+    public String server() {
+        return SERVER;
     }
 
     @Override

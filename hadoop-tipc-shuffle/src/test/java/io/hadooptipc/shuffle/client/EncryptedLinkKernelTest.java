@@ -160,7 +160,7 @@ class EncryptedLinkKernelTest {
                 ReducerConnections.streams(new TransferCounters(reporter), false), new TransferCounters(reporter),
                 u -> {
                     throw new AssertionError("no HTTP/TCP: its bytes would be plaintext on the wire");
-                });
+                }, key);
         String hash = ShuffleWire.urlHash(uri, port, key);
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, hash);
         c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);

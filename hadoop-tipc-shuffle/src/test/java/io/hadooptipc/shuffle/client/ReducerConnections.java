@@ -23,7 +23,7 @@ final class ReducerConnections {
     static TipcShuffleConnection connection(String serverIp, int port, String uri, SecretKey key, TransportRoutes routes,
                                             StreamPool streams, TransferCounters counters) throws IOException {
         TipcShuffleConnection c = new TipcShuffleConnection(new URL("http", serverIp, port, uri), routes, streams, counters,
-                u -> (HttpURLConnection) u.openConnection());
+                u -> (HttpURLConnection) u.openConnection(), key);
         ShuffleWire.sign(c, uri, port, key);
         return c;
     }

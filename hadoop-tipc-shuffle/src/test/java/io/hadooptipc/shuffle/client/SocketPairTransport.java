@@ -1,13 +1,18 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.ChannelBinding;
 import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 
+import io.hadooptipc.testbed.ShuffleWire;
+
+import javax.crypto.SecretKey;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -24,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The TIPC side of host tests. Each {@link #open} connects a pair of AF_UNIX sockets,
  * hands the fetcher's end over as a {@link ChannelStream}, and has a {@link Peer}
  * answer on the other end, in a thread of its own, as the shuffle server would: one
- * request, or with {@link #keepingAlive} every request until the fetcher closes.
+ * request, or with {@link #keepingAlive} every request until the fetcher closes. Like our TIPC server,
+ * it binds each response {@link #write} sends to the request's nonce with {@link #JOB_TOKEN}, which
+ * the fetchers of host tests hold; {@link #writeUnbound} sends one as a process without it would.
  */
 final class SocketPairTransport implements StreamTransport, AutoCloseable {
 
@@ -33,6 +40,11 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     interface Peer {
         void answer(HttpHead request, SocketChannel socket) throws Exception;
     }
+
+    /** The job token of host tests' fetchers. */
+    static final SecretKey JOB_TOKEN = ShuffleWire.key("job token secret");
+    /** The request a peer is answering on this thread, until a response to it goes out. */
+    private static final ThreadLocal<HttpHead> ANSWERING = new ThreadLocal<>();
 
     /** Names the fetcher opened streams to, in order. */
     final List<ShuffleServiceName> opened = new CopyOnWriteArrayList<>();
@@ -90,7 +102,18 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
         };
     }
 
+    /** Writes {@code bytes}; the first that begin a response carry the reply binding of the request being answered. */
     static void write(SocketChannel socket, byte[] bytes) throws IOException {
+        HttpHead request = ANSWERING.get();
+        if (request != null && new String(bytes, 0, Math.min(5, bytes.length), StandardCharsets.ISO_8859_1).equals("HTTP/")) {
+            ANSWERING.remove();
+            bytes = bound(request, bytes);
+        }
+        writeUnbound(socket, bytes);
+    }
+
+    /** Writes {@code bytes} as they are. */
+    static void writeUnbound(SocketChannel socket, byte[] bytes) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(bytes);
         while (b.hasRemaining()) {
             socket.write(b);
@@ -126,11 +149,21 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
                     return;
                 }
                 requests.add(request);
+                ANSWERING.set(request);
                 peer.answer(request, socket);
             } while (keptAlive);
         } catch (Exception e) {
             peerFailures.add(e);
         }
+    }
+
+    /** {@code response} with the reply binding our server adds to its head, for {@code request}'s nonce. */
+    static byte[] bound(HttpHead request, byte[] response) {
+        String text = new String(response, StandardCharsets.ISO_8859_1);
+        int statusLineEnd = text.indexOf("\r\n") + 2;
+        String field = ChannelBinding.REPLY_HEADER + ": "
+                + ChannelBinding.reply(JOB_TOKEN, request.field(ChannelBinding.NONCE_HEADER), ChannelStream.SERVER) + "\r\n";
+        return (text.substring(0, statusLineEnd) + field + text.substring(statusLineEnd)).getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /** The next request head; null if the fetcher closed the stream before one began. */

@@ -306,7 +306,7 @@ public final class StartCost {
             step("stream-pool");
             for (int i = 0; i < uris.size(); i++) {
                 fetch(new TipcShuffleConnection(new URL("http", TestbedNetwork.node(2), port, uris.get(i)), routes, streams,
-                        counters, new PlainConnections()), uris.get(i), port, key);
+                        counters, new PlainConnections(), key), uris.get(i), port, key);
                 step("fetch-" + (i + 1));
             }
             streams.close();

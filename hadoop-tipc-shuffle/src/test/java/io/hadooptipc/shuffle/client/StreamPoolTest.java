@@ -105,6 +105,11 @@ class StreamPoolTest {
         }
 
         @Override
+        public String server() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public void close() {
             closed = true;
         }

@@ -64,7 +64,7 @@ import static org.mockito.Mockito.when;
  */
 class TipcFetcherTest {
     private static final TaskAttemptID REDUCE = TaskAttemptID.forName("attempt_1700000000000_0001_r_000000_0");
-    private static final SecretKey KEY = ShuffleWire.key("job token secret");
+    private static final SecretKey KEY = SocketPairTransport.JOB_TOKEN;
     private static final byte[][] OUTPUTS = {"first map".getBytes(), new byte[50_000], "third".getBytes()};
     private static final TipcAvailability TIPC_UP =
             new TipcAvailability(TipcAvailability.Level.CLUSTER, "test", 0, 1);

@@ -149,6 +149,11 @@ class TipcShuffleConnectionTest {
     /** A stream that counts its reads. */
     private record CountedReads(ShuffleStream stream, AtomicInteger reads) implements ShuffleStream {
         @Override
+        public String server() {
+            return stream.server();
+        }
+
+        @Override
         public int read(ByteBuffer dst) throws IOException {
             reads.incrementAndGet();
             return stream.read(dst);
@@ -503,7 +508,7 @@ class TipcShuffleConnectionTest {
 
     private TipcShuffleConnection connection(TransportRoutes routes) {
         TipcShuffleConnection c = new TipcShuffleConnection(url, routes, streams, new TransferCounters(reporter),
-                u -> (HttpURLConnection) u.openConnection());
+                u -> (HttpURLConnection) u.openConnection(), SocketPairTransport.JOB_TOKEN);
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, "the-url-hash");
         c.setReadTimeout(10_000);
         return c;

@@ -81,7 +81,7 @@ final class TlsPeerTransport implements StreamTransport, AutoCloseable {
             OutputStream out = socket.getOutputStream();
             for (HttpHead request; (request = SocketPairTransport.readHead(in)) != null; ) {
                 requests.add(request);
-                out.write(peer.answer(request));
+                out.write(SocketPairTransport.bound(request, peer.answer(request)));
                 out.flush();
             }
         } catch (Exception e) {

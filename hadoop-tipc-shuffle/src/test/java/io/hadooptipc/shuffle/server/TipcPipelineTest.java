@@ -1,5 +1,7 @@
 package io.hadooptipc.shuffle.server;
 
+import io.hadooptipc.shuffle.ChannelBinding;
+import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ResponseReader;
 import io.hadooptipc.shuffle.ShuffleHttp;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
@@ -15,6 +17,7 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import org.apache.hadoop.mapred.ShuffleChannelInitializer;
 import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
@@ -66,6 +69,10 @@ class TipcPipelineTest {
     static PipelineSource tlsHandler;
     static int httpPort;
 
+    /** What a loopback TCP connection's server end is named in channel bindings here: a TIPC socket's identity over TIPC. */
+    static final ChannelBindingCheck.ServerSocket LOOPBACK_PORT =
+            ch -> "tcp:" + ((InetSocketAddress) ch.localAddress()).getPort();
+
     EventLoopGroup loops;
     TipcShuffleMetrics metrics;
     int port;
@@ -74,6 +81,10 @@ class TipcPipelineTest {
     static final class PipelineSource extends TipcShuffleHandler {
         ShuffleChannelInitializer pipeline() {
             return stockPipeline(tipcContext(httpPort), Encryption.of(getConfig()));
+        }
+
+        JobTokenSecretManager tokens() {
+            return tipcContext(httpPort).secretManager;
         }
     }
 
@@ -116,7 +127,7 @@ class TipcPipelineTest {
         Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
                 .childHandler(new TipcShuffleChannelInitializer(source.pipeline(),
                         Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, requestTimeoutMillis, maxConnections,
-                        TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES))
+                        TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, source.tokens(), LOOPBACK_PORT))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
         port = ((InetSocketAddress) listener.localAddress()).getPort();
     }
@@ -156,29 +167,56 @@ class TipcPipelineTest {
         assertEquals(0, metrics.outputsOk());
     }
 
+    /** The reducer's proof that it reached a holder of the job token, before it reads the map output. */
+    @Test
+    void aBoundRequestIsAnsweredWithTheReplyBindingOfItsNonceAndThisSocket() throws Exception {
+        serve(0, 60_000);
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
+        HttpHead request = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME,
+                outputs.key, server());
+        try (Socket s = connect()) {
+            s.getOutputStream().write(request.encode());
+            ShuffleHttp.Response r = reader(s).next();
+            assertServed(r, ME, 0);
+            String reply = r.head().field(ChannelBinding.REPLY_HEADER);
+            assertTrue(ChannelBinding.replyVerifies(outputs.key, request.field(ChannelBinding.NONCE_HEADER), server(),
+                    reply), "reply binding " + reply);
+            assertFalse(ChannelBinding.replyVerifies(outputs.key, ChannelBinding.nonce(), server(), reply),
+                    "bound to this request's nonce");
+        }
+    }
+
     @Test
     void refusalsNameTheServerTheRequestMeant() throws Exception {
         serve(0, 60_000);
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
         String wrongHash = ShuffleWire.urlHash(uri, httpPort, ShuffleWire.key("another job"));
         try (Socket s = connect()) {
-            s.getOutputStream().write(ShuffleHttp.request(uri, wrongHash, ALSO_ME).encode());
+            s.getOutputStream().write(ShuffleHttp.boundRequest(uri, wrongHash, ALSO_ME, outputs.key, server()).encode());
             ShuffleHttp.Response r = reader(s).next();
             assertEquals(401, r.status(), r.text());
             assertEquals(ALSO_ME, r.head().field(TipcShuffleConfig.SERVER_HEADER));
         }
     }
 
-    /** Stock's 401 text tells an unknown job from a bad hash; any process can ask over TIPC, so all get one answer. */
+    /**
+     * Stock's 401 text tells an unknown job from a bad hash; any process can ask over TIPC, so all get one answer:
+     * also a request with no channel binding, and one bound to another socket (relayed or replayed).
+     */
     @Test
     void anUnknownJobAMissingAndAWrongUrlHashGetTheSameAnswer() throws Exception {
         serve(0, 60_000);
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
         String unknownJob = ShuffleWire.uri("job_1700000000000_0099", 0, ShuffleWire.map(0));
         List<byte[]> refused = List.of(
-                ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, ShuffleWire.key("another job")), ME).encode(),
-                ShuffleHttp.request(uri, null, ME).encode(),
-                ShuffleHttp.request(unknownJob, ShuffleWire.urlHash(unknownJob, httpPort, outputs.key), ME).encode());
+                ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, httpPort, ShuffleWire.key("another job")), ME,
+                        outputs.key, server()).encode(),
+                ShuffleHttp.boundRequest(uri, null, ME, outputs.key, server()).encode(),
+                ShuffleHttp.boundRequest(unknownJob, ShuffleWire.urlHash(unknownJob, httpPort, outputs.key), ME,
+                        outputs.key, server()).encode(),
+                ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME).encode(),
+                ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME, outputs.key,
+                        "tcp:1").encode());
         for (byte[] request : refused) {
             try (Socket s = connect()) {
                 s.getOutputStream().write(request);
@@ -246,7 +284,8 @@ class TipcPipelineTest {
     void aReducerThatStopsReadingIsClosedAfterTheWriteTimeoutAndOthersAreServedMeanwhile() throws Exception {
         serve(0, 1_000);
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
-        byte[] all = ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME).encode();
+        byte[] all = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME, outputs.key,
+                server()).encode();
         // So small a window that the first few KiB of the response fill it.
         try (Socket stalled = new Socket()) {
             stalled.setReceiveBufferSize(4096);
@@ -373,9 +412,15 @@ class TipcPipelineTest {
         });
     }
 
-    private static byte[] request(String target, int... maps) throws IOException {
+    /** The server end of every connection to this test's server, as {@link #LOOPBACK_PORT} names it. */
+    private String server() {
+        return "tcp:" + port;
+    }
+
+    private byte[] request(String target, int... maps) throws IOException {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, Arrays.stream(maps).mapToObj(ShuffleWire::map).toArray(String[]::new));
-        return ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), target).encode();
+        return ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), target, outputs.key,
+                server()).encode();
     }
 
     private static void assertServed(ShuffleHttp.Response r, String server, int... maps) {

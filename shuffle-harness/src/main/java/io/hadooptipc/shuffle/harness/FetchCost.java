@@ -56,7 +56,8 @@ public final class FetchCost {
         tipcOnly.setInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, 1);
         try (Fetching f = new Fetching()) {
             f.transports = TaskTransports.start(tipcOnly, f.reporter);
-            f.connections = url -> f.transports.open(url, u -> (HttpURLConnection) u.openConnection());
+            f.connections = (url, jobToken) -> f.transports.open(url, u -> (HttpURLConnection) u.openConnection(),
+                    jobToken);
             return f.fetchEach("http", serverIp, port, key, mapIds, null);
         }
     }
@@ -70,7 +71,7 @@ public final class FetchCost {
     public static final class Fetching implements Closeable {
         private final CountingReporter reporter = new CountingReporter();
         /** Opens a fetch's connection: the stock fetcher's own, or ours over it. */
-        private StockConnections connections;
+        private Connections connections;
         /** What {@link #ours} set up as a reduce task does (TLS included), closed with it; null for stock. */
         private TaskTransports transports;
 
@@ -80,7 +81,8 @@ public final class FetchCost {
         /** The stock fetcher's connections for {@code job}. */
         public static Fetching stock(JobConf job) {
             Fetching f = new Fetching();
-            f.connections = new StockFetcher(job, f.reporter)::open;
+            StockConnections stock = new StockFetcher(job, f.reporter)::open;
+            f.connections = (url, jobToken) -> stock.open(url);
             return f;
         }
 
@@ -88,7 +90,8 @@ public final class FetchCost {
         public static Fetching ours(JobConf job) throws IOException {
             Fetching f = new Fetching();
             f.transports = TaskTransports.start(job, f.reporter);
-            f.connections = url -> f.transports.open(url, new StockFetcher(job, f.reporter)::open);
+            StockConnections stock = new StockFetcher(job, f.reporter)::open;
+            f.connections = (url, jobToken) -> f.transports.open(url, stock, jobToken);
             return f;
         }
 
@@ -147,7 +150,7 @@ public final class FetchCost {
         private InputStream request(String scheme, String serverIp, int port, SecretKey key, String... mapIds)
                 throws IOException {
             String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, mapIds);
-            HttpURLConnection c = connections.open(new URL(scheme, serverIp, port, uri));
+            HttpURLConnection c = connections.open(new URL(scheme, serverIp, port, uri), key);
             String hash = ShuffleWire.sign(c, uri, port, key);
             if (c.getResponseCode() != 200) {
                 throw new IOException("fetching " + String.join(",", mapIds) + ": " + c.getResponseCode() + " "
@@ -175,5 +178,11 @@ public final class FetchCost {
             openConnection(url);
             return connection;
         }
+    }
+
+    /** Opens a fetch's connection to sign with {@code jobToken}, which ours also binds TIPC requests with. */
+    @FunctionalInterface
+    private interface Connections {
+        HttpURLConnection open(URL url, SecretKey jobToken) throws IOException;
     }
 }

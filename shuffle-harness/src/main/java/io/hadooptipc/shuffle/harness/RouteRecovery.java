@@ -65,7 +65,7 @@ public final class RouteRecovery implements Closeable {
                 boolean viaTipc = false;
                 String failure = null;
                 try {
-                    HttpURLConnection c = transports.open(url, u -> (HttpURLConnection) u.openConnection());
+                    HttpURLConnection c = transports.open(url, u -> (HttpURLConnection) u.openConnection(), key);
                     ShuffleWire.sign(c, uri, port, key);
                     c.setConnectTimeout(10_000);
                     if (c.getResponseCode() != 200) {

@@ -1,0 +1,109 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.ChannelBinding;
+import io.hadooptipc.tipc.Tipc;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.unix.UnixChannel;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.ReferenceCountUtil;
+import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
+import org.apache.hadoop.security.token.SecretManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.crypto.SecretKey;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Serves a request over TIPC only when its {@link ChannelBinding} names this connection's own socket
+ * and verifies under the job's token; answers every other with the uniform 401 of
+ * {@link UnauthorizedAnswer} and closes. A request relayed by a process that bound our name, or
+ * replayed from its socket, names that process's socket. Every response to a verified request carries
+ * the reply MAC, the reducer's proof that it reached a holder of the job token.
+ */
+final class ChannelBindingCheck extends ChannelDuplexHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelBindingCheck.class);
+
+    /** The identity the kernel gives the server's end of a connection, as the reducer's getpeername reads it. */
+    @FunctionalInterface
+    interface ServerSocket {
+        String of(Channel channel) throws IOException;
+    }
+
+    /** A TIPC connection's: getsockname(2) on the accepted socket Netty serves. */
+    static final ServerSocket TIPC = channel -> {
+        if (!(channel instanceof UnixChannel unix)) {
+            throw new IOException("not a TIPC connection: " + channel);
+        }
+        return Tipc.localAddress(unix.fd().intValue()).toString();
+    };
+
+    private final JobTokenSecretManager tokens;
+    private final String server;
+    /** The verified request's job token and nonce, until its response goes out (one request at a time). */
+    private SecretKey token;
+    private String nonce;
+
+    /** @param server this connection's {@link ServerSocket} identity */
+    ChannelBindingCheck(JobTokenSecretManager tokens, String server) {
+        this.tokens = tokens;
+        this.server = server;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        // A request Netty could not parse goes on to stock's handler, which answers 400 and serves nothing.
+        if (msg instanceof HttpRequest request && request.decoderResult().isSuccess()) {
+            String refused = refusal(request);
+            if (refused != null) {
+                ReferenceCountUtil.release(msg);
+                LOG.info("TIPC shuffle request on socket {} refused: {}", server, refused);
+                Refusal.sendAndClose(ctx, Refusal.of(HttpResponseStatus.UNAUTHORIZED, UnauthorizedAnswer.TEXT));
+                return;
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    /** Why {@code request} is refused; null when its binding verifies, with its token and nonce kept for the reply. */
+    private String refusal(HttpRequest request) {
+        String requestNonce = request.headers().get(ChannelBinding.NONCE_HEADER);
+        String mac = request.headers().get(ChannelBinding.REQUEST_HEADER);
+        if (requestNonce == null || mac == null) {
+            return "no channel binding";
+        }
+        List<String> jobs = new QueryStringDecoder(request.uri()).parameters().get("job");
+        if (jobs == null || jobs.size() != 1) {
+            return "no single job named";
+        }
+        SecretKey jobToken;
+        try {
+            jobToken = tokens.retrieveTokenSecret(jobs.get(0));
+        } catch (SecretManager.InvalidToken e) {
+            return "no token for job " + jobs.get(0);
+        }
+        if (!ChannelBinding.requestVerifies(jobToken, request.uri(), requestNonce, server, mac)) {
+            return "the channel binding does not verify for this socket (relayed, replayed or forged)";
+        }
+        token = jobToken;
+        nonce = requestNonce;
+        return null;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof HttpResponse response && nonce != null) {
+            response.headers().set(ChannelBinding.REPLY_HEADER, ChannelBinding.reply(token, nonce, server));
+            token = null;
+            nonce = null;
+        }
+        ctx.write(msg, promise);
+    }
+}
