@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.ChannelBinding;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -23,8 +24,10 @@ import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.net.URL;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -103,6 +106,9 @@ class TipcShuffleConnectionTest {
 
         assertEquals(self, tipc.requests.get(0).field(TipcShuffleConfig.TARGET_HEADER), "the identity meant");
         assertEquals("the-url-hash", tipc.requests.get(0).field(SecureShuffleUtils.HTTP_HEADER_URL_HASH));
+        assertTrue(ChannelBinding.requestVerifies(SocketPairTransport.JOB_TOKEN, url.getFile(),
+                tipc.requests.get(0).field(ChannelBinding.NONCE_HEADER), ChannelStream.SERVER,
+                tipc.requests.get(0).field(ChannelBinding.REQUEST_HEADER)), "bound to the socket the stream reached");
         assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
         assertEquals(3000 + 70_000 + 10, reporter.get(TipcShuffleCounter.TIPC_BYTES));
         assertNoFallback();
@@ -212,6 +218,36 @@ class TipcShuffleConnectionTest {
         }
         assertEquals(1, tipc.opened.size(), "the host's later fetches go straight to HTTP/TCP");
         assertEquals(6, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+    }
+
+    /**
+     * A process that holds the host's TIPC name without the job token (or relays to the server from a socket of
+     * its own): its answer is not read, and the fetch goes over HTTP/TCP.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"no", "another socket's", "an earlier request's"})
+    void aReplyWithoutTheJobTokensBindingToThisSocketIsNotReadAndTheFetchGoesOverTcp(String binding) throws Exception {
+        byte[] impostors = "not the map output".getBytes(StandardCharsets.US_ASCII);
+        tipc = SocketPairTransport.answering((request, socket) -> {
+            String nonce = request.field(ChannelBinding.NONCE_HEADER);
+            Map<String, String> fields = new HashMap<>(Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH));
+            switch (binding) {
+                case "another socket's" -> fields.put(ChannelBinding.REPLY_HEADER,
+                        ChannelBinding.reply(SocketPairTransport.JOB_TOKEN, nonce, "tipc:<1001003:17>"));
+                case "an earlier request's" -> fields.put(ChannelBinding.REPLY_HEADER,
+                        ChannelBinding.reply(SocketPairTransport.JOB_TOKEN, ChannelBinding.nonce(), ChannelStream.SERVER));
+                default -> {
+                }
+            }
+            SocketPairTransport.writeUnbound(socket, CannedResponse.of(200, self, fields, impostors));
+        });
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertArrayEquals(body, readAll(c));
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_UNAUTHENTICATED));
+        assertEquals(0, reporter.get(TipcShuffleCounter.TIPC_BYTES));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertEquals(1, tcp.requests.get());
     }
 
     @Test
