@@ -96,10 +96,9 @@ class ServerConnectionKernelTest {
 
     @Test
     void answersPipelinedRequestsInOrderAndGarbageAfterThemWith400() throws Exception {
-        byte[] both = ShuffleWire.concat(request(0), request(1),
-                "\u0000\u0001 not HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         try (Responses in = new Responses(connect())) {
-            in.channel.writeFully(ByteBuffer.wrap(both));
+            in.channel.writeFully(ByteBuffer.wrap(ShuffleWire.concat(request(in, 0), request(in, 1),
+                    "\u0000\u0001 not HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1))));
             assertFrame(in.next(), 0);
             assertFrame(in.next(), 1);
             assertEquals(400, in.next().status(), "garbage after two kept-alive requests");
@@ -109,12 +108,13 @@ class ServerConnectionKernelTest {
     @Test
     void aConnectionOverTheLimitGets429AndStalledReducersBlockNobodyAndAreClosedAfterTheWriteTimeout() throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
-        byte[] everything = ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, port, outputs.key), name().toString()).encode();
+        String hash = ShuffleWire.urlHash(uri, port, outputs.key);
         try (Responses stalledA = new Responses(connect()); Responses stalledB = new Responses(connect());
              Responses reading = new Responses(connect())) {
             // As many reducers that never read as the server has threads.
             for (Responses stalled : new Responses[] {stalledA, stalledB}) {
-                stalled.channel.writeFully(ByteBuffer.wrap(everything));
+                stalled.channel.writeFully(ByteBuffer.wrap(ShuffleHttp.boundRequest(uri, hash, name().toString(),
+                        outputs.key, stalled.channel.getPeerAddress().toString()).encode()));
                 assertTrue(stalled.channel.awaitReadable(60_000), "the server answers");
             }
             long stalledAt = System.nanoTime();
@@ -134,12 +134,12 @@ class ServerConnectionKernelTest {
             }
             refused.disconnect();
 
-            reading.channel.writeFully(ByteBuffer.wrap(request(1)));
+            reading.channel.writeFully(ByteBuffer.wrap(request(reading, 1)));
             assertFrame(reading.next(), 1);
             assertTrue(handler.tipcMetrics().openConnections() >= 3, "served while both stalled reducers are held");
 
             Thread.sleep(Math.max(0, WRITE_TIMEOUT_MS + 2_000 - Duration.ofNanos(System.nanoTime() - stalledAt).toMillis()));
-            long whole = everything.length; // any response to it is far longer than this
+            long whole = 1024; // a request's size: any response to it is far longer than this
             for (Responses stalled : new Responses[] {stalledA, stalledB}) {
                 long got = stalled.drain();
                 assertTrue(got > whole && got < (long) MAPS * PARTITION,
@@ -189,7 +189,7 @@ class ServerConnectionKernelTest {
             for (int i = 0; i < clients.size(); i++) {
                 assertTrue(Testbed.get(connects.get(i)), "accepted once descriptors are free again");
                 try (Responses in = new Responses(clients.get(i))) {
-                    in.channel.writeFully(ByteBuffer.wrap(request(i)));
+                    in.channel.writeFully(ByteBuffer.wrap(request(in, i)));
                     assertFrame(in.next(), i);
                 }
             }
@@ -222,7 +222,7 @@ class ServerConnectionKernelTest {
                 "open sockets after " + sent + " requests");
         assertEquals(threads, serverThreads(), "the servers' event loop threads after " + sent + " requests");
         try (Responses in = new Responses(connect())) {
-            in.channel.writeFully(ByteBuffer.wrap(request(2)));
+            in.channel.writeFully(ByteBuffer.wrap(request(in, 2)));
             assertFrame(in.next(), 2);
         }
     }
@@ -232,8 +232,9 @@ class ServerConnectionKernelTest {
     static final int FUZZ_CLIENTS = 4;
     static final int FUZZ_BATCH = 500;
     /**
-     * What a fuzzed request may get: a status the stock handler uses (200 where the mutation left
-     * the request valid; 429 when the fuzz's four connections meet the limit of three), 421 for a
+     * What a fuzzed request may get: a status the stock handler uses (401 where the mutation left
+     * the request valid, its channel binding being for no socket; 429 when the fuzz's four connections
+     * meet the limit of three), 421 for a
      * target that is not this server, or, for a head cut short, nothing (the client closes first);
      * control characters alone are no request to Netty, and are closed after the request timeout.
      */
@@ -242,7 +243,10 @@ class ServerConnectionKernelTest {
 
     /** Sends {@code requests} fuzzed requests from {@link #FUZZ_CLIENTS} client threads in n2. */
     private static void fuzz(int requests, int seed, Map<String, Integer> outcomes) throws Exception {
-        byte[] valid = request(1);
+        // Bound to no socket: the fuzz opens a connection per request, after the request is made.
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(1));
+        byte[] valid = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key), name().toString(),
+                outputs.key, "tipc:<0:0>").encode();
         List<Future<Map<String, Integer>>> clients = new ArrayList<>();
         for (int c = 0; c < FUZZ_CLIENTS; c++) {
             Random random = new Random(seed + c);
@@ -391,9 +395,11 @@ class ServerConnectionKernelTest {
         return c;
     }
 
-    private static byte[] request(int map) throws IOException {
+    /** Our fetcher's request for {@code map}'s partition, bound to the server socket of {@code connection}. */
+    private static byte[] request(Responses connection, int map) throws IOException {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(map));
-        return ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, port, outputs.key), name().toString()).encode();
+        return ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key), name().toString(), outputs.key,
+                connection.channel.getPeerAddress().toString()).encode();
     }
 
     private static void assertFrame(ShuffleHttp.Response r, int map) {
