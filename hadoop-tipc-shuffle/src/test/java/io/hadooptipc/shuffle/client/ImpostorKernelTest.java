@@ -1,0 +1,219 @@
+package io.hadooptipc.shuffle.client;
+
+import io.hadooptipc.shuffle.ChannelBinding;
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.server.TipcShuffleHandler;
+import io.hadooptipc.testbed.CountingReporter;
+import io.hadooptipc.testbed.MapOutputFixture;
+import io.hadooptipc.testbed.ShuffleWire;
+import io.hadooptipc.testbed.Testbed;
+import io.hadooptipc.testbed.TestbedNetwork;
+import io.hadooptipc.tipc.Tipc;
+import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A process on a third node that binds our shuffle name too (testbed/tipc-shuffle-impostor.py), so that
+ * the kernel hands it a share of the reducer's connections: our handler serves in n1, the reducer fetches
+ * from n2, the impostor runs in n3. Whatever it does, the reducer's map outputs are right and came over
+ * HTTP/TCP where the impostor answered, and the impostor gets no map-output byte from the real server.
+ */
+@Tag("tipc-kernel")
+class ImpostorKernelTest {
+    static final int MAPS = 2;
+    static final int PARTITION = 256 << 10;
+    static final String SERVER_IP = TestbedNetwork.node(1);
+    static final Path SCRIPT = Path.of("..", "testbed", "tipc-shuffle-impostor.py");
+    /** Fetches, each on a connection of its own, within which the impostor must have been handed some. */
+    static final int MAX_FETCHES = 40;
+    /** Connections the impostor must have been handed; the kernel hands it about one in two. */
+    static final int IMPOSTOR_CONNECTIONS = 3;
+
+    @TempDir
+    static Path local;
+    static MapOutputFixture outputs;
+    static TipcShuffleHandler handler;
+    static int port;
+    static ShuffleServiceName name;
+    static int serverNode;
+
+    @BeforeAll
+    static void serve() throws Exception {
+        assumeTrue(Testbed.nodeCount() >= 3, "needs tipc-vm --nodes 3");
+        outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
+        YarnConfiguration conf = new YarnConfiguration();
+        conf.setInt(ShuffleHandler.MAX_SHUFFLE_THREADS, 2);
+        handler = outputs.serveIn("n1", TipcShuffleHandler::new, conf);
+        assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
+        port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
+        name = ShuffleServiceName.of(InetAddress.getByName(SERVER_IP), port);
+        serverNode = Testbed.on("n1", Tipc::ownNodeAddress);
+        Testbed.on("n2", () -> Tipc.awaitPublished(name.tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
+                Duration.ofSeconds(20)));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (handler != null) {
+            MapOutputFixture.stopIn("n1", handler);
+        }
+    }
+
+    /**
+     * The impostor relays each connection it is handed to the real server and back: the server refuses the
+     * request, which names the impostor's socket, and the reducer, which gets no reply binding, fetches over
+     * HTTP/TCP. A request it captured and replays later from its own socket is refused too.
+     */
+    @Test
+    void aRelayGetsOnlyRefusalsAndItsReplayIsRefusedToo(@TempDir Path captured) throws Exception {
+        int impostorFetches;
+        Process impostor = impostor("relay", Integer.toString(serverNode), captured.toString());
+        try {
+            impostorFetches = fetchUntilTheImpostorIsHanded(captured);
+        } finally {
+            impostor.destroy();
+            impostor.waitFor();
+        }
+        List<Path> responses = files(captured, ".response");
+        assertEquals(impostorFetches, responses.size(), "a reply from the server for each relayed connection");
+        for (Path response : responses) {
+            byte[] bytes = Files.readAllBytes(response);
+            String text = new String(bytes, StandardCharsets.ISO_8859_1);
+            assertTrue(text.startsWith("HTTP/1.1 401 "), response.getFileName() + ": " + text);
+            assertTrue(bytes.length < 1024, "a refusal, no map output: " + bytes.length + " bytes");
+            assertFalse(text.contains(ChannelBinding.REPLY_HEADER), "no proof for the impostor to pass on: " + text);
+        }
+
+        Path request = captured.resolve("1.request");
+        String capturedRequest = Files.readString(request, StandardCharsets.ISO_8859_1);
+        assertTrue(capturedRequest.contains(ChannelBinding.REQUEST_HEADER + ": "), "a whole request of ours: " + capturedRequest);
+        Process replay = Testbed.exec("n3", Testbed.python(), SCRIPT.toString(), "replay",
+                Integer.toString(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Integer.toString(name.instance()),
+                Integer.toString(serverNode), request.toString());
+        String answer = Testbed.output(replay, Duration.ofSeconds(60));
+        assertTrue(answer.startsWith("HTTP/1.1 401 "), "the replay: " + answer);
+        assertTrue(answer.length() < 1024, "a refusal, no map output: " + answer.length() + " bytes");
+    }
+
+    /** The impostor answers by itself: a 200 with bytes that are no map output, which the reducer does not read. */
+    @Test
+    void aServerWithoutTheJobTokenIsNotReadAndTheFetchGoesOverTcp() throws Exception {
+        Process impostor = impostor("garbage");
+        try {
+            int impostorFetches = 0;
+            for (int fetch = 0; fetch < MAX_FETCHES && impostorFetches < IMPOSTOR_CONNECTIONS; fetch++) {
+                CountingReporter reporter = new CountingReporter();
+                Testbed.on("n2", () -> fetchAndVerify(reporter));
+                if (reporter.get(TipcShuffleCounter.FALLBACK_UNAUTHENTICATED) == 1) {
+                    impostorFetches++;
+                    assertEquals(0, reporter.get(TipcShuffleCounter.TIPC_BYTES), "nothing read from the impostor");
+                    assertEquals(MAPS, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+                } else {
+                    assertEquals(MAPS, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "from the real server");
+                }
+            }
+            assertEquals(IMPOSTOR_CONNECTIONS, impostorFetches, "fetches the impostor answered, of " + MAX_FETCHES);
+        } finally {
+            impostor.destroy();
+            impostor.waitFor();
+        }
+    }
+
+    /** Starts the impostor in n3 and waits until it has bound the name. */
+    private static Process impostor(String mode, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Testbed.python(), SCRIPT.toString(), mode,
+                Integer.toString(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Integer.toString(name.instance())));
+        command.addAll(List.of(args));
+        Process p = Testbed.exec("n3", command.toArray(String[]::new));
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        if (!"ready".equals(line)) {
+            p.destroy();
+            throw new AssertionError("the impostor did not start: " + line);
+        }
+        return p;
+    }
+
+    /**
+     * Fetches from n2, each fetch on a connection and with routes of its own, until the relay has been handed
+     * {@link #IMPOSTOR_CONNECTIONS}; checks every fetch's bytes and counters. Returns the impostor's connections.
+     */
+    private static int fetchUntilTheImpostorIsHanded(Path captured) throws Exception {
+        int fellBack = 0;
+        for (int fetch = 0; fetch < MAX_FETCHES && fellBack < IMPOSTOR_CONNECTIONS; fetch++) {
+            CountingReporter reporter = new CountingReporter();
+            Testbed.on("n2", () -> fetchAndVerify(reporter));
+            long unauthenticated = reporter.get(TipcShuffleCounter.FALLBACK_UNAUTHENTICATED);
+            fellBack += (int) unauthenticated;
+            assertEquals(MAPS, reporter.get(unauthenticated == 1
+                    ? TipcShuffleCounter.TCP_MAP_OUTPUTS : TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+            assertEquals(fellBack, files(captured, ".request").size(), "the fetches that fell back are those relayed");
+        }
+        assertEquals(IMPOSTOR_CONNECTIONS, fellBack, "fetches relayed by the impostor, of " + MAX_FETCHES);
+        return fellBack;
+    }
+
+    /** One fetch of every map's partition from n2's TIPC side (HTTP/TCP after a fallback), checking each CRC. */
+    private static Void fetchAndVerify(CountingReporter reporter) throws Exception {
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
+        TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
+        try (StreamPool streams = ReducerConnections.streams(new TransferCounters(reporter), false)) {
+            TipcShuffleConnection c = ReducerConnections.connection(SERVER_IP, port, uri, outputs.key, routes, streams,
+                    new TransferCounters(reporter));
+            try {
+                assertEquals(200, c.getResponseCode());
+                SecureShuffleUtils.verifyReply(c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH),
+                        ShuffleWire.urlHash(uri, port, outputs.key), outputs.key);
+                try (DataInputStream in = new DataInputStream(c.getInputStream())) {
+                    for (int m = 0; m < MAPS; m++) {
+                        ShuffleHeader header = new ShuffleHeader();
+                        header.readFields(in);
+                        byte[] data = in.readNBytes(PARTITION);
+                        CRC32C crc = new CRC32C();
+                        crc.update(data);
+                        assertEquals(outputs.crc(m, 0), crc.getValue(), "map " + m);
+                    }
+                    assertEquals(-1, in.read(), "nothing after the last map output");
+                }
+            } finally {
+                c.disconnect();
+            }
+        }
+        return null;
+    }
+
+    /** The relay's files of one kind: {@code .request} or {@code .response}, one each per connection it was handed. */
+    private static List<Path> files(Path captured, String suffix) throws Exception {
+        try (Stream<Path> all = Files.list(captured)) {
+            return all.filter(p -> p.getFileName().toString().endsWith(suffix)).sorted().toList();
+        }
+    }
+}

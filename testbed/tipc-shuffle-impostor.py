@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""A process without the job token that takes part of a shuffle server's TIPC connections: it binds the
+server's name {TYPE, INSTANCE} too, and the kernel then hands it a share of reducers' connections.
+
+  tipc-shuffle-impostor.py relay TYPE INSTANCE SERVER_NODE DIR
+      relays every byte of each connection it accepts to the real server (its name looked up on node
+      SERVER_NODE only, a 32-bit TIPC address) and back; writes what the reducer sent on connection N
+      to DIR/N.request and what the server answered to DIR/N.response.
+  tipc-shuffle-impostor.py garbage TYPE INSTANCE
+      answers every request with a 200 of its own: plausible shuffle headers and bytes that are no map output.
+  tipc-shuffle-impostor.py replay TYPE INSTANCE SERVER_NODE FILE
+      sends FILE (a request captured by relay) to the real server from a socket of its own, later;
+      writes what the server answered to stdout and exits.
+
+relay and garbage print "ready" once the name is bound, then serve until killed.
+"""
+import os
+import signal
+import socket
+import sys
+import threading
+
+
+def bound(service_type, instance):
+    listener = socket.socket(socket.AF_TIPC, socket.SOCK_STREAM)
+    listener.bind((socket.TIPC_ADDR_NAME, service_type, instance, 0))
+    listener.listen(64)
+    print("ready", flush=True)
+    return listener
+
+
+def to_server(service_type, instance, node):
+    s = socket.socket(socket.AF_TIPC, socket.SOCK_STREAM)
+    s.connect((socket.TIPC_ADDR_NAME, service_type, instance, node))
+    return s
+
+
+def pump(src, dst, record):
+    """Copies src to dst and to the file record until src ends; then ends dst's writing side."""
+    with open(record, "wb") as out:
+        while True:
+            try:
+                data = src.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            out.write(data)
+            out.flush()
+            try:
+                dst.sendall(data)
+            except OSError:
+                break
+    try:
+        dst.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def relay(service_type, instance, node, directory):
+    listener = bound(service_type, instance)
+    n = 0
+    while True:
+        reducer, _ = listener.accept()
+        n += 1
+        server = to_server(service_type, instance, node)
+        base = os.path.join(directory, str(n))
+        threading.Thread(target=pump, args=(reducer, server, base + ".request"), daemon=True).start()
+        threading.Thread(target=pump, args=(server, reducer, base + ".response"), daemon=True).start()
+
+
+def read_head(conn):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    return data.split(b"\r\n\r\n", 1)[0].decode("iso-8859-1")
+
+
+def answer_garbage(conn):
+    with conn:
+        while True:
+            head = read_head(conn)
+            if head is None:
+                return
+            target = ""
+            for line in head.split("\r\n")[1:]:
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "x-tipc-shuffle-target":
+                    target = value.strip()
+            body = b"\x00" * 4096
+            conn.sendall(("HTTP/1.1 200 OK\r\n"
+                          "name: mapreduce\r\nversion: 1.0.0\r\n"
+                          "X-TIPC-Shuffle-Server: " + target + "\r\n"
+                          "ReplyHash: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n"
+                          "Connection: keep-alive\r\n"
+                          "Content-Length: " + str(len(body)) + "\r\n\r\n").encode("iso-8859-1") + body)
+
+
+def garbage(service_type, instance):
+    listener = bound(service_type, instance)
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=answer_garbage, args=(conn,), daemon=True).start()
+
+
+def replay(service_type, instance, node, path):
+    with open(path, "rb") as f:
+        request = f.read()
+    with to_server(service_type, instance, node) as s:
+        s.sendall(request)
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+def main():
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    mode, service_type, instance = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    if mode == "relay":
+        relay(service_type, instance, int(sys.argv[4]), sys.argv[5])
+    elif mode == "garbage":
+        garbage(service_type, instance)
+    elif mode == "replay":
+        replay(service_type, instance, int(sys.argv[4]), sys.argv[5])
+    else:
+        sys.exit("unknown mode " + mode + ": relay, garbage or replay")
+
+
+if __name__ == "__main__":
+    main()
