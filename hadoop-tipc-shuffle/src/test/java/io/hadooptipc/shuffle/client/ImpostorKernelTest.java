@@ -95,7 +95,7 @@ class ImpostorKernelTest {
     @Test
     void aRelayGetsOnlyRefusalsAndItsReplayIsRefusedToo(@TempDir Path captured) throws Exception {
         int impostorFetches;
-        Process impostor = impostor("relay", Integer.toString(serverNode), captured.toString());
+        Process impostor = impostor("relay", Integer.toUnsignedString(serverNode), captured.toString());
         try {
             impostorFetches = fetchUntilTheImpostorIsHanded(captured);
         } finally {
@@ -117,7 +117,7 @@ class ImpostorKernelTest {
         assertTrue(capturedRequest.contains(ChannelBinding.REQUEST_HEADER + ": "), "a whole request of ours: " + capturedRequest);
         Process replay = Testbed.exec("n3", Testbed.python(), SCRIPT.toString(), "replay",
                 Integer.toString(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Integer.toString(name.instance()),
-                Integer.toString(serverNode), request.toString());
+                Integer.toUnsignedString(serverNode), request.toString());
         String answer = Testbed.output(replay, Duration.ofSeconds(60));
         assertTrue(answer.startsWith("HTTP/1.1 401 "), "the replay: " + answer);
         assertTrue(answer.length() < 1024, "a refusal, no map output: " + answer.length() + " bytes");
@@ -174,7 +174,9 @@ class ImpostorKernelTest {
             long unauthenticated = reporter.get(TipcShuffleCounter.FALLBACK_UNAUTHENTICATED);
             fellBack += (int) unauthenticated;
             assertEquals(MAPS, reporter.get(unauthenticated == 1
-                    ? TipcShuffleCounter.TCP_MAP_OUTPUTS : TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+                    ? TipcShuffleCounter.TCP_MAP_OUTPUTS : TipcShuffleCounter.TIPC_MAP_OUTPUTS),
+                    "fetch " + fetch + ": by the relay over HTTP/TCP, else from the server over TIPC; fell back for "
+                            + (reporter.get(TipcShuffleCounter.FALLBACK_CONNECT_FAILED) > 0 ? "a failed connection" : "no other reason"));
             assertEquals(fellBack, files(captured, ".request").size(), "the fetches that fell back are those relayed");
         }
         assertEquals(IMPOSTOR_CONNECTIONS, fellBack, "fetches relayed by the impostor, of " + MAX_FETCHES);
