@@ -2,13 +2,13 @@
 """A process without the job token that takes part of a shuffle server's TIPC connections: it binds the
 server's name {TYPE, INSTANCE} too, and the kernel then hands it a share of reducers' connections.
 
-  tipc-shuffle-impostor.py relay TYPE INSTANCE SERVER_NODE DIR
-      relays every byte of each connection it accepts to the real server (its name looked up on node
-      SERVER_NODE only, a 32-bit TIPC address) and back; writes what the reducer sent on connection N
+  tipc-shuffle-impostor.py relay TYPE INSTANCE SERVER_REF SERVER_NODE DIR
+      relays every byte of each connection it accepts to the real server (its listening socket
+      {SERVER_REF, SERVER_NODE}, as the topology service reports the name's publication) and back; writes what the reducer sent on connection N
       to DIR/N.request and what the server answered to DIR/N.response.
   tipc-shuffle-impostor.py garbage TYPE INSTANCE
       answers every request with a 200 of its own: plausible shuffle headers and bytes that are no map output.
-  tipc-shuffle-impostor.py replay TYPE INSTANCE SERVER_NODE FILE
+  tipc-shuffle-impostor.py replay TYPE INSTANCE SERVER_REF SERVER_NODE FILE
       sends FILE (a request captured by relay) to the real server from a socket of its own, later;
       writes what the server answered to stdout and exits.
 
@@ -29,9 +29,9 @@ def bound(service_type, instance):
     return listener
 
 
-def to_server(service_type, instance, node):
+def to_server(ref, node):
     s = socket.socket(socket.AF_TIPC, socket.SOCK_STREAM)
-    s.connect((socket.TIPC_ADDR_NAME, service_type, instance, node))
+    s.connect((socket.TIPC_ADDR_ID, ref, node, 0))
     return s
 
 
@@ -57,13 +57,13 @@ def pump(src, dst, record):
         pass
 
 
-def relay(service_type, instance, node, directory):
+def relay(service_type, instance, ref, node, directory):
     listener = bound(service_type, instance)
     n = 0
     while True:
         reducer, _ = listener.accept()
         n += 1
-        server = to_server(service_type, instance, node)
+        server = to_server(ref, node)
         base = os.path.join(directory, str(n))
         threading.Thread(target=pump, args=(reducer, server, base + ".request"), daemon=True).start()
         threading.Thread(target=pump, args=(server, reducer, base + ".response"), daemon=True).start()
@@ -106,10 +106,10 @@ def garbage(service_type, instance):
         threading.Thread(target=answer_garbage, args=(conn,), daemon=True).start()
 
 
-def replay(service_type, instance, node, path):
+def replay(ref, node, path):
     with open(path, "rb") as f:
         request = f.read()
-    with to_server(service_type, instance, node) as s:
+    with to_server(ref, node) as s:
         s.sendall(request)
         while True:
             data = s.recv(65536)
@@ -123,11 +123,11 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     mode, service_type, instance = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if mode == "relay":
-        relay(service_type, instance, int(sys.argv[4]), sys.argv[5])
+        relay(service_type, instance, int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     elif mode == "garbage":
         garbage(service_type, instance)
     elif mode == "replay":
-        replay(service_type, instance, int(sys.argv[4]), sys.argv[5])
+        replay(int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     else:
         sys.exit("unknown mode " + mode + ": relay, garbage or replay")
 

@@ -11,6 +11,7 @@ import io.hadooptipc.testbed.ShuffleWire;
 import io.hadooptipc.testbed.Testbed;
 import io.hadooptipc.testbed.TestbedNetwork;
 import io.hadooptipc.tipc.Tipc;
+import io.hadooptipc.tipc.TipcSocketAddress;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
@@ -63,7 +64,8 @@ class ImpostorKernelTest {
     static TipcShuffleHandler handler;
     static int port;
     static ShuffleServiceName name;
-    static int serverNode;
+    /** The real server's listening socket, as the topology service reports its name's publication. */
+    static TipcSocketAddress server;
 
     @BeforeAll
     static void serve() throws Exception {
@@ -75,8 +77,7 @@ class ImpostorKernelTest {
         assertTrue(handler.isServingTipc(), "the handler in n1 serves TIPC");
         port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         name = ShuffleServiceName.of(InetAddress.getByName(SERVER_IP), port);
-        serverNode = Testbed.on("n1", Tipc::ownNodeAddress);
-        Testbed.on("n2", () -> Tipc.awaitPublished(name.tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
+        server = Testbed.on("n2", () -> Tipc.awaitPublished(name.tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE),
                 Duration.ofSeconds(20)));
     }
 
@@ -95,7 +96,8 @@ class ImpostorKernelTest {
     @Test
     void aRelayGetsOnlyRefusalsAndItsReplayIsRefusedToo(@TempDir Path captured) throws Exception {
         int impostorFetches;
-        Process impostor = impostor("relay", Integer.toUnsignedString(serverNode), captured.toString());
+        Process impostor = impostor("relay", Integer.toUnsignedString(server.ref()),
+                Integer.toUnsignedString(server.node()), captured.toString());
         try {
             impostorFetches = fetchUntilTheImpostorIsHanded(captured);
         } finally {
@@ -117,7 +119,7 @@ class ImpostorKernelTest {
         assertTrue(capturedRequest.contains(ChannelBinding.REQUEST_HEADER + ": "), "a whole request of ours: " + capturedRequest);
         Process replay = Testbed.exec("n3", Testbed.python(), SCRIPT.toString(), "replay",
                 Integer.toString(TipcShuffleConfig.DEFAULT_SERVICE_TYPE), Integer.toString(name.instance()),
-                Integer.toUnsignedString(serverNode), request.toString());
+                Integer.toUnsignedString(server.ref()), Integer.toUnsignedString(server.node()), request.toString());
         String answer = Testbed.output(replay, Duration.ofSeconds(60));
         assertTrue(answer.startsWith("HTTP/1.1 401 "), "the replay: " + answer);
         assertTrue(answer.length() < 1024, "a refusal, no map output: " + answer.length() + " bytes");
