@@ -21,18 +21,23 @@ public final class ShuffleHttp {
         return requestBuilder(uri, urlHash, target).build();
     }
 
-    /** A request head as our fetcher sends it over TIPC with reuse on: asking for keep-alive by header. */
-    public static HttpHead keepAliveRequest(String uri, String urlHash, String target) {
-        return requestBuilder(uri, urlHash, target).field("Connection", "keep-alive").build();
-    }
-
     /**
      * A request head as our fetcher sends it over TIPC: bound with the job token {@code key} to {@code server},
      * the server socket the kernel connected it to ({@link ChannelBinding}).
      */
     public static HttpHead boundRequest(String uri, String urlHash, String target, SecretKey key, String server) {
+        return bound(requestBuilder(uri, urlHash, target), uri, key, server);
+    }
+
+    /** {@link #boundRequest} asking for keep-alive, as our fetcher does with reuse on. */
+    public static HttpHead boundKeepAliveRequest(String uri, String urlHash, String target, SecretKey key,
+                                                 String server) {
+        return bound(requestBuilder(uri, urlHash, target).field("Connection", "keep-alive"), uri, key, server);
+    }
+
+    private static HttpHead bound(HttpHead.Builder request, String uri, SecretKey key, String server) {
         String nonce = ChannelBinding.nonce();
-        return requestBuilder(uri, urlHash, target).field(ChannelBinding.NONCE_HEADER, nonce)
+        return request.field(ChannelBinding.NONCE_HEADER, nonce)
                 .field(ChannelBinding.REQUEST_HEADER, ChannelBinding.request(key, uri, nonce, server)).build();
     }
 

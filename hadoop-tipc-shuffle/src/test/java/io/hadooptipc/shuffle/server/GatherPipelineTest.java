@@ -3,7 +3,6 @@ package io.hadooptipc.shuffle.server;
 import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleHttp;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
-import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import io.hadooptipc.testbed.MapOutputFixture;
 import io.hadooptipc.testbed.ShuffleWire;
 import io.netty.bootstrap.ServerBootstrap;
@@ -11,7 +10,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
-import org.apache.hadoop.mapred.ShuffleChannelInitializer;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -50,21 +48,15 @@ class GatherPipelineTest {
     @TempDir
     static Path local;
     static MapOutputFixture outputs;
-    static Source handler;
+    static TipcPipelineTest.PipelineSource handler;
     static int httpPort;
-
-    /** Our handler (serving HTTP/TCP only on this host) that lends the stock pipeline it makes for TIPC connections. */
-    static final class Source extends TipcShuffleHandler {
-        ShuffleChannelInitializer pipeline() {
-            return stockPipeline(tipcContext(httpPort), Encryption.of(getConfig()));
-        }
-    }
 
     @BeforeAll
     static void mapOutputs() throws Exception {
         DefaultMetricsSystem.setMiniClusterMode(true);
         outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
-        handler = outputs.serve(new Source(), new YarnConfiguration(), 0);
+        handler = outputs.serve(new TipcPipelineTest.PipelineSource(), new YarnConfiguration(), 0);
+        TipcPipelineTest.httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
     }
 
@@ -129,13 +121,13 @@ class GatherPipelineTest {
         try {
             Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
                     .childHandler(new TipcShuffleChannelInitializer(handler.pipeline(), Set.of(ME), metrics, 60_000,
-                            60_000, 0, gatherMaxBytes))
+                            60_000, 0, gatherMaxBytes, handler.tokens(), TipcPipelineTest.LOOPBACK_PORT))
                     .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
             int port = ((InetSocketAddress) listener.localAddress()).getPort();
             String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, Arrays.stream(maps).mapToObj(ShuffleWire::map)
                     .toArray(String[]::new));
-            byte[] request = ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key),
-                    ME).encode();
+            byte[] request = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME,
+                    outputs.key, "tcp:" + port).encode();
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 s.setSoTimeout(20_000);

@@ -98,9 +98,9 @@ class GatherSmallOutputsKernelTest {
             TipcServiceAddress service = name.tipcAddress(TipcShuffleConfig.DEFAULT_SERVICE_TYPE);
             Testbed.on("n2", () -> Tipc.awaitPublished(service, Duration.ofSeconds(20)));
             String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
-            byte[] request = ShuffleHttp.keepAliveRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key),
-                    name.toString()).encode();
             try (TipcSocketChannel channel = Testbed.on("n2", () -> TipcSocketChannel.open(service))) {
+                byte[] request = ShuffleHttp.boundKeepAliveRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key),
+                        name.toString(), outputs.key, channel.getPeerAddress().toString()).encode();
                 ByteArrayOutputStream received = new ByteArrayOutputStream();
                 ResponseReader responses = new ResponseReader(dst -> {
                     if (!channel.awaitReadable(60_000)) {
