@@ -41,6 +41,14 @@ public final class TipcShuffleConfig {
     public static final int DEFAULT_GATHER_MAX_BYTES = 65_536;
 
     /**
+     * NodeManager: the most TIPC connections open at once; one accepted beyond it is closed at once.
+     * Stock's {@code mapreduce.shuffle.max.connections}, answered with 429 once a request is read,
+     * takes effect only below it.
+     */
+    public static final String MAX_OPEN_CONNECTIONS = "mapreduce.shuffle.tipc.max-open-connections";
+    public static final int DEFAULT_MAX_OPEN_CONNECTIONS = 4096;
+
+    /**
      * Both sides: the operator declares that the kernel encrypts every TIPC link between the nodes
      * ({@code tipc node set key} on every node, TIPC's AEAD). Matters only where
      * {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle: then TIPC carries plain HTTP

@@ -88,14 +88,20 @@ public class TipcShuffleHandler extends ShuffleHandler {
         names.forEach(n -> identities.add(n.toString()));
         Encryption encryption = Encryption.of(conf);
         ShuffleChannelHandlerContext context = tipcContext(port);
+        int maxConnections = conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS);
+        int maxOpen = positive(conf, TipcShuffleConfig.MAX_OPEN_CONNECTIONS, TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS);
+        if (maxConnections >= maxOpen) {
+            LOG.warn("{} = {} is not below {} = {}: TIPC connections over the cap are closed at accept, and no"
+                            + " reducer gets the 429 that tells it to back off", MAX_SHUFFLE_CONNECTIONS,
+                    maxConnections, TipcShuffleConfig.MAX_OPEN_CONNECTIONS, maxOpen);
+        }
         // A request waits as long as stock lets a kept-alive connection idle, in stock's reading of the key.
-        TipcShuffleServer server = TipcShuffleServer.start(type, names, new TipcShuffleChannelInitializer(
-                stockPipeline(context, encryption), identities, tipcMetrics,
-                positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
-                TimeUnit.SECONDS.toMillis(context.connectionKeepAliveTimeOut),
-                conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS),
-                conf.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES),
-                context.secretManager, ChannelBindingCheck.TIPC), threads(conf));
+        TipcShuffleServer server = TipcShuffleServer.start(type, names, new OpenConnectionCap(maxOpen, tipcMetrics),
+                new TipcShuffleChannelInitializer(stockPipeline(context, encryption), identities, tipcMetrics,
+                        positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
+                        TimeUnit.SECONDS.toMillis(context.connectionKeepAliveTimeOut), maxConnections,
+                        conf.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES),
+                        context.secretManager, ChannelBindingCheck.TIPC), threads(conf));
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) {} on {}", availability.level(), encryption.carried, published);

@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.server;
 
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import org.apache.hadoop.metrics2.MetricsCollector;
 import org.apache.hadoop.metrics2.MetricsSource;
 import org.apache.hadoop.metrics2.lib.MetricsRegistry;
@@ -15,6 +16,7 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeInt;
  */
 public final class TipcShuffleMetrics implements MetricsSource {
     public static final String NAME = "TipcShuffleMetrics";
+    public static final String CONNECTIONS_OVER_CAP = "ShuffleConnectionsOverCap";
 
     private final MetricsRegistry registry = new MetricsRegistry(NAME)
             .setContext("mapred").tag("Transport", "Shuffle transport", "tipc");
@@ -29,6 +31,8 @@ public final class TipcShuffleMetrics implements MetricsSource {
             registry.newCounter("ShuffleConnections", "TIPC shuffle connections accepted", 0);
     final MutableCounterInt requestsRejected =
             registry.newCounter("ShuffleRequestsRejected", "TIPC requests answered with an error status", 0);
+    final MutableCounterInt connectionsOverCap = registry.newCounter(CONNECTIONS_OVER_CAP,
+            "TIPC connections closed as they were accepted: " + TipcShuffleConfig.MAX_OPEN_CONNECTIONS + " were open", 0);
     final MutableGaugeInt openConnections =
             registry.newGauge("ShuffleOpenConnections", "Open TIPC shuffle connections", 0);
 
@@ -55,6 +59,10 @@ public final class TipcShuffleMetrics implements MetricsSource {
 
     public int openConnections() {
         return openConnections.value();
+    }
+
+    public int connectionsOverCap() {
+        return connectionsOverCap.value();
     }
 
     public int requestsRejected() {

@@ -41,8 +41,11 @@ public final class TipcShuffleServer implements Closeable {
         this.listener = listener;
     }
 
-    /** Listens on every name, each in its own scope, and serves connections through {@code pipeline}. */
-    static TipcShuffleServer start(int serviceType, List<ShuffleServiceName> names,
+    /**
+     * Listens on every name, each in its own scope, and serves connections through {@code pipeline};
+     * {@code cap} closes those accepted over it.
+     */
+    static TipcShuffleServer start(int serviceType, List<ShuffleServiceName> names, OpenConnectionCap cap,
                                    ChannelInitializer<SocketChannel> pipeline, int threads) throws IOException {
         if (!Epoll.isAvailable()) {
             throw new IOException("Netty's epoll transport, which serves the TIPC listener, is unavailable: "
@@ -67,6 +70,7 @@ public final class TipcShuffleServer implements Closeable {
                     .channelFactory((ChannelFactory<ServerChannel>) () -> new EpollServerSocketChannel(fd))
                     .childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .childOption(new IntegerUnixChannelOption("TIPC_NODELAY", nodelay.level(), nodelay.name()), 1)
+                    .handler(cap)
                     .childHandler(pipeline)
                     .register().sync().channel();
             return new TipcShuffleServer(loops, listener);

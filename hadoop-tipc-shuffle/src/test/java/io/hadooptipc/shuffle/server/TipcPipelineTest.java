@@ -122,11 +122,18 @@ class TipcPipelineTest {
 
     private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis)
             throws Exception {
+        serve(source, maxConnections, writeTimeoutMillis, requestTimeoutMillis,
+                TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS);
+    }
+
+    private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis,
+                       int maxOpenConnections) throws Exception {
         metrics = new TipcShuffleMetrics();
         loops = new EpollEventLoopGroup(2);
         Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
-                .childHandler(new TipcShuffleChannelInitializer(source.pipeline(),
-                        Set.of(ME, ALSO_ME), metrics, writeTimeoutMillis, requestTimeoutMillis, maxConnections,
+                .handler(new OpenConnectionCap(maxOpenConnections, metrics))
+                .childHandler(new TipcShuffleChannelInitializer(source.pipeline(), Set.of(ME, ALSO_ME), metrics,
+                        writeTimeoutMillis, requestTimeoutMillis, maxConnections,
                         TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, source.tokens(), LOOPBACK_PORT))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
         port = ((InetSocketAddress) listener.localAddress()).getPort();
@@ -240,6 +247,26 @@ class TipcPipelineTest {
             assertEquals(429, refused.status());
             assertNotNull(refused.head().field(ShuffleHandler.RETRY_AFTER_HEADER), "stock's back-off");
             assertEquals(ALSO_ME, refused.head().field(TipcShuffleConfig.SERVER_HEADER), "the server asked for");
+        }
+    }
+
+    @Test
+    void connectionsOverTheOpenConnectionCapAreClosedAtAcceptAndSilentOnesHoldTheirPlace() throws Exception {
+        serve(handler, 0, 60_000, 60_000, 2);
+        try (Socket silentA = connect(); Socket silentB = connect()) {
+            for (int i = 0; i < 3; i++) {
+                try (Socket over = connect()) {
+                    assertClosedWithoutAnswer(over);
+                }
+            }
+            assertEquals(3, metrics.connectionsOverCap(), "closed at accept, beyond two silent connections");
+            silentA.close();
+            // Its place is free once the server has seen the close: the cap lets go before the gauge does.
+            assertEquals(1, settled(1, metrics::openConnections), "open after silentA's close");
+            try (Socket s = connect()) {
+                s.getOutputStream().write(request(ME, 0));
+                assertServed(reader(s).next(), ME, 0);
+            }
         }
     }
 
