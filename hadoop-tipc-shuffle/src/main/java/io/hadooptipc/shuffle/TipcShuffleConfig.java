@@ -52,8 +52,9 @@ public final class TipcShuffleConfig {
      * Both sides: the operator declares that the kernel encrypts every TIPC link between the nodes
      * ({@code tipc node set key} on every node, TIPC's AEAD). Matters only where
      * {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle: then TIPC carries plain HTTP
-     * instead of TLS ({@link Encryption}). The kernel does not let userspace read whether a key is set,
-     * so nothing verifies the declaration.
+     * instead of TLS ({@link Encryption}), on a kernel that can encrypt TIPC; on one that cannot,
+     * nothing is served over TIPC. The kernel does not let userspace read whether a key is set, so
+     * nothing verifies that part of the declaration.
      */
     public static final String LINKS_ENCRYPTED = "mapreduce.shuffle.tipc.links.encrypted";
     public static final boolean DEFAULT_LINKS_ENCRYPTED = false;

@@ -1,27 +1,24 @@
 package io.hadooptipc.shuffle.doctor;
 
+import io.hadooptipc.shuffle.KernelLinkCrypto;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.security.ssl.SSLFactory;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * How map output over TIPC meets the node's encryption requirement. Where
  * {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle, TIPC carries TLS with
  * stock's SSL settings, unless the operator declares every TIPC link encrypted by the kernel
- * (TIPC's AEAD, {@code tipc node set key}; {@link TipcShuffleConfig#LINKS_ENCRYPTED}). The kernel
- * cannot confirm that: TIPC's netlink family can set and flush keys but not read them, and
- * iproute2's {@code tipc node} has no command that shows one. What can be seen is whether the
- * kernel can encrypt at all.
+ * (TIPC's AEAD, {@code tipc node set key}; {@link TipcShuffleConfig#LINKS_ENCRYPTED}). Then the
+ * NodeManager serves TIPC only on a kernel that can encrypt it ({@link KernelLinkCrypto}); whether
+ * a key is set, the kernel lets no one read.
  */
 final class EncryptionCheck {
     static final String NAME = "encryption";
-    /** Registered only by a kernel built with CONFIG_TIPC_CRYPTO, and only in the initial network namespace. */
-    static final Path CRYPTO_SYSCTL = Path.of("/proc/sys/net/tipc/max_tfms");
     static final String SET_KEY = "the same key on every node after each boot: tipc node set key 0x<72 hex digits>"
             + " algname \"gcm(aes)\" (a 256-bit AES key and a 32-bit salt; keep it as secret as the job tokens)";
 
@@ -29,10 +26,10 @@ final class EncryptionCheck {
     }
 
     /**
-     * @param tipc         whether AF_TIPC works here (the kernel module is loaded)
-     * @param cryptoSysctl the file that shows the kernel can encrypt TIPC links
+     * @param tipc     whether AF_TIPC works here (the kernel module is loaded)
+     * @param kallsyms the kernel's symbols ({@link KernelLinkCrypto#KALLSYMS})
      */
-    static Check of(Configuration conf, boolean tipc, Path cryptoSysctl) {
+    static Check of(Configuration conf, boolean tipc, Path kallsyms) {
         Encryption encryption = Encryption.of(conf);
         if (encryption == Encryption.NONE) {
             boolean declared = conf.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED,
@@ -50,13 +47,13 @@ final class EncryptionCheck {
             return Check.skip(NAME, TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the TIPC links encrypted;"
                     + " whether this kernel can encrypt them needs AF_TIPC (see af-tipc)");
         }
-        if (!Files.exists(cryptoSysctl)) {
-            return new Check(NAME, Check.Status.WARN, TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the TIPC"
-                    + " links encrypted, so map output goes over TIPC without TLS, but this kernel shows no TIPC"
-                    + " encryption (no " + cryptoSysctl + ": built without CONFIG_TIPC_CRYPTO, or this is not the"
-                    + " initial network namespace)",
+        String unencrypted = KernelLinkCrypto.whyNotEncrypted(kallsyms);
+        if (unencrypted != null) {
+            return new Check(NAME, Check.Status.FAIL, TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares the TIPC"
+                    + " links encrypted, but " + unencrypted + ": the NodeManager serves nothing over TIPC, and"
+                    + " reducers fetch from it over stock HTTPS",
                     "use a kernel with CONFIG_TIPC_CRYPTO and set " + SET_KEY
-                            + "; otherwise set " + TipcShuffleConfig.LINKS_ENCRYPTED + " = false (TLS over TIPC)");
+                            + "; or set " + TipcShuffleConfig.LINKS_ENCRYPTED + " = false (TLS over TIPC)");
         }
         return new Check(NAME, Check.Status.WARN, "encrypted shuffle required and served over TIPC without TLS because "
                 + TipcShuffleConfig.LINKS_ENCRYPTED + " = true declares every TIPC link encrypted by the kernel;"

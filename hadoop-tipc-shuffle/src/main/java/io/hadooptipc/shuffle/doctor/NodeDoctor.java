@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.doctor;
 
+import io.hadooptipc.shuffle.KernelLinkCrypto;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.tipc.Tipc;
@@ -56,7 +57,7 @@ public final class NodeDoctor {
         int ownNode = socket(checks);
         Integer serviceType = serviceType(checks);
         checks.add(serving());
-        checks.add(EncryptionCheck.of(conf, ownNode >= 0, EncryptionCheck.CRYPTO_SYSCTL));
+        checks.add(EncryptionCheck.of(conf, ownNode >= 0, KernelLinkCrypto.KALLSYMS));
         if (ownNode < 0) {
             for (String name : List.of("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links", PublishedNames.OWN,
                     PublishedNames.PEERS)) {

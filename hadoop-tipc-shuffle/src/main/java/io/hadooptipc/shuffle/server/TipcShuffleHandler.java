@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.server;
 
+import io.hadooptipc.shuffle.KernelLinkCrypto;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
@@ -29,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * the same tokens and caches, under a TIPC name for each of this node's addresses
  * ({@link ShuffleServiceName}): TLS over TIPC, with stock's own SSL factory, where encrypted
  * shuffle is required and the TIPC links are not declared encrypted by the kernel. Without
- * AF_TIPC it logs why once and is exactly the stock handler.
+ * AF_TIPC it logs why once and is exactly the stock handler; so it is, failing closed, where the
+ * links are declared encrypted and the kernel has no TIPC encryption.
  */
 public class TipcShuffleHandler extends ShuffleHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleHandler.class);
@@ -45,23 +47,18 @@ public class TipcShuffleHandler extends ShuffleHandler {
             setAuxiliaryLocalPathHandler(new NodeManagerLocalDirs(getConfig()));
         }
         super.serviceStart();
-        Closeable started = null;
         try {
-            started = startTipc(getConfig());
-            if (started != null) {
-                ms.register(TipcShuffleMetrics.NAME, "Map output served over TIPC", tipcMetrics);
-                tipc = started;
-            }
+            // Registered whether or not TIPC serves: its metrics also say why not.
+            ms.register(TipcShuffleMetrics.NAME, "Map output served over TIPC", tipcMetrics);
+            tipc = startTipc(getConfig());
         } catch (Exception | LinkageError e) { // TIPC trouble, a bad TIPC key included, never stops the NodeManager
             LOG.error("TIPC shuffle not started, serving HTTP/TCP only: {}", e.toString(), e);
-            if (started != null) {
-                closeQuietly(started);
-            }
         }
     }
 
     /**
-     * Starts serving over TIPC; null when TIPC is off or unavailable (the reason is logged).
+     * Starts serving over TIPC; null when TIPC is off or unavailable, or its links are declared
+     * encrypted on a kernel that cannot encrypt them (the reason is logged).
      * Package-private: a test puts a failing transport in its place.
      */
     Closeable startTipc(Configuration conf) throws IOException {
@@ -69,6 +66,17 @@ public class TipcShuffleHandler extends ShuffleHandler {
         if (notServed != null) {
             LOG.warn("TIPC shuffle not started: {}", notServed);
             return null;
+        }
+        Encryption encryption = Encryption.of(conf);
+        if (encryption == Encryption.KERNEL) {
+            String unencrypted = KernelLinkCrypto.whyNotEncrypted(KernelLinkCrypto.KALLSYMS);
+            if (unencrypted != null) {
+                tipcMetrics.notServedUnencrypted.set(1);
+                LOG.error("TIPC shuffle not started: encrypted shuffle is required and {} = true declares the TIPC"
+                                + " links encrypted by the kernel, but {}; reducers fetch from this node over stock"
+                                + " HTTPS", TipcShuffleConfig.LINKS_ENCRYPTED, unencrypted);
+                return null;
+            }
         }
         TipcAvailability availability = Tipc.availability();
         if (!availability.isAvailable()) {
@@ -86,7 +94,6 @@ public class TipcShuffleHandler extends ShuffleHandler {
         }
         Set<String> identities = new LinkedHashSet<>();
         names.forEach(n -> identities.add(n.toString()));
-        Encryption encryption = Encryption.of(conf);
         ShuffleChannelHandlerContext context = tipcContext(port);
         int maxConnections = conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS);
         int maxOpen = positive(conf, TipcShuffleConfig.MAX_OPEN_CONNECTIONS, TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS);
@@ -107,8 +114,9 @@ public class TipcShuffleHandler extends ShuffleHandler {
         LOG.info("TIPC shuffle serving ({}) {} on {}", availability.level(), encryption.carried, published);
         if (encryption == Encryption.KERNEL) {
             LOG.warn("Encrypted shuffle is required and map output goes over TIPC without TLS: {} declares"
-                    + " every TIPC link encrypted by the kernel (tipc node set key on every node), which the kernel"
-                    + " does not let this handler verify", TipcShuffleConfig.LINKS_ENCRYPTED);
+                    + " every TIPC link encrypted by the kernel (tipc node set key on every node); the kernel can"
+                    + " encrypt TIPC but does not let this handler verify that a key is set",
+                    TipcShuffleConfig.LINKS_ENCRYPTED);
         }
         return server;
     }
@@ -118,12 +126,12 @@ public class TipcShuffleHandler extends ShuffleHandler {
         Closeable serving = tipc;
         tipc = null;
         try {
-            if (serving != null) {
-                try {
+            try {
+                if (serving != null) {
                     closeQuietly(serving);
-                } finally {
-                    ms.unregisterSource(TipcShuffleMetrics.NAME);
                 }
+            } finally {
+                ms.unregisterSource(TipcShuffleMetrics.NAME);
             }
         } finally {
             super.serviceStop();

@@ -17,6 +17,7 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeInt;
 public final class TipcShuffleMetrics implements MetricsSource {
     public static final String NAME = "TipcShuffleMetrics";
     public static final String CONNECTIONS_OVER_CAP = "ShuffleConnectionsOverCap";
+    public static final String NOT_SERVED_UNENCRYPTED = "NotServedLinksUnencrypted";
 
     private final MetricsRegistry registry = new MetricsRegistry(NAME)
             .setContext("mapred").tag("Transport", "Shuffle transport", "tipc");
@@ -33,6 +34,9 @@ public final class TipcShuffleMetrics implements MetricsSource {
             registry.newCounter("ShuffleRequestsRejected", "TIPC requests answered with an error status", 0);
     final MutableCounterInt connectionsOverCap = registry.newCounter(CONNECTIONS_OVER_CAP,
             "TIPC connections closed as they were accepted: " + TipcShuffleConfig.MAX_OPEN_CONNECTIONS + " were open", 0);
+    final MutableGaugeInt notServedUnencrypted = registry.newGauge(NOT_SERVED_UNENCRYPTED,
+            "1: encrypted shuffle is required, the TIPC links are declared encrypted, and the kernel has no TIPC"
+                    + " encryption, so nothing is served over TIPC", 0);
     final MutableGaugeInt openConnections =
             registry.newGauge("ShuffleOpenConnections", "Open TIPC shuffle connections", 0);
 
@@ -63,6 +67,11 @@ public final class TipcShuffleMetrics implements MetricsSource {
 
     public int connectionsOverCap() {
         return connectionsOverCap.value();
+    }
+
+    /** 1 while TIPC is not served because the kernel cannot encrypt the links declared encrypted. */
+    public int notServedUnencrypted() {
+        return notServedUnencrypted.value();
     }
 
     public int requestsRejected() {

@@ -66,6 +66,17 @@ class DoctorKernelTest {
     }
 
     @Test
+    void inANodesOwnNetworkNamespaceTheKernelShowsItCanEncryptTipc() throws Exception {
+        Configuration declared = new Configuration();
+        declared.setBoolean("mapreduce.shuffle.ssl.enabled", true);
+        declared.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
+        // n1 is not the initial namespace: no /proc/sys/net/tipc there, yet the testbed's kernel has TIPC crypto.
+        Check encryption = Testbed.on("n1", () -> byName(NodeDoctor.forThisNode(declared)).get("encryption"));
+        assertEquals(Check.Status.WARN, encryption.status(), encryption.toString());
+        assertTrue(encryption.finding().contains("the kernel can encrypt TIPC"), encryption.toString());
+    }
+
+    @Test
     void notReadyWithoutABearer() throws Exception {
         // The guest's root namespace: TIPC is loaded, but the testbed enables bearers only in n1..nN.
         DoctorReport report = NodeDoctor.forThisNode(new Configuration()).examine();

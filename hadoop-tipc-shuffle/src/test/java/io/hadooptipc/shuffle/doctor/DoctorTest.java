@@ -81,18 +81,27 @@ class DoctorTest {
     }
 
     @Test
-    void encryptionSaysWhatIsDeclaredAndThatTheKernelCannotConfirmAKey(@TempDir Path dir) throws Exception {
+    void encryptionSaysWhatIsDeclaredThatTheKernelCannotConfirmAKeyAndFailsWithoutKernelEncryption(@TempDir Path dir)
+            throws Exception {
         Configuration declared = conf("mapreduce.shuffle.ssl.enabled", "true");
         declared.setBoolean("mapreduce.shuffle.tipc.links.encrypted", true);
-        Path sysctl = Files.createFile(dir.resolve("max_tfms"));
+        // Lines as /proc/kallsyms has them for an unprivileged reader: no addresses, the module in brackets.
+        Path sysctl = Files.writeString(dir.resolve("kallsyms"), "0000000000000000 t tipc_crypto_rcv_complete\t[tipc]\n"
+                + "0000000000000000 t tipc_crypto_rcv\t[tipc]\n");
+        Path noTipcCrypto = Files.writeString(dir.resolve("kallsyms-without"), "0000000000000000 T tipc_sk_rcv\t[tipc]\n"
+                + "0000000000000000 t tipc_crypto_rcv_complete\t[tipc]\n");
 
         Check unverified = EncryptionCheck.of(declared, true, sysctl);
         assertEquals(Check.Status.WARN, unverified.status());
         assertTrue(unverified.finding().contains("unverified") && unverified.finding().contains("without TLS")
                 && unverified.finding().contains("mapreduce.shuffle.tipc.links.encrypted"), unverified.finding());
-        Check noCrypto = EncryptionCheck.of(declared, true, dir.resolve("absent"));
-        assertEquals(Check.Status.WARN, noCrypto.status());
-        assertTrue(noCrypto.finding().contains("CONFIG_TIPC_CRYPTO"), noCrypto.finding());
+        Check noCrypto = EncryptionCheck.of(declared, true, noTipcCrypto);
+        assertEquals(Check.Status.FAIL, noCrypto.status());
+        assertTrue(noCrypto.finding().contains("CONFIG_TIPC_CRYPTO") && noCrypto.finding().contains("stock HTTPS"),
+                noCrypto.finding());
+        Check unreadable = EncryptionCheck.of(declared, true, dir.resolve("absent"));
+        assertEquals(Check.Status.FAIL, unreadable.status());
+        assertTrue(unreadable.finding().contains("unreadable"), unreadable.finding());
         assertEquals(Check.Status.SKIP, EncryptionCheck.of(declared, false, sysctl).status());
         Check notRequired = EncryptionCheck.of(new Configuration(false), true, sysctl);
         assertEquals(Check.Status.OK, notRequired.status());

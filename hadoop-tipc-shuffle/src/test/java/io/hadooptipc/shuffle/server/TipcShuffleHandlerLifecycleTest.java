@@ -1,6 +1,8 @@
 package io.hadooptipc.shuffle.server;
 
+import io.hadooptipc.shuffle.KernelLinkCrypto;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TlsMaterial;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
@@ -13,6 +15,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -50,6 +53,36 @@ class TipcShuffleHandlerLifecycleTest {
             } finally {
                 handler.stop();
             }
+        }
+    }
+
+    @Test
+    void linksDeclaredEncryptedOnAKernelWithoutTipcEncryptionServeNothingOverTipcAndSaySo() throws Exception {
+        // This host's kernel has no TIPC at all, so no TIPC encryption: the real kernel, read as on any node.
+        assertNotNull(KernelLinkCrypto.whyNotEncrypted(
+                KernelLinkCrypto.KALLSYMS), "the host kernel cannot encrypt TIPC");
+        Configuration conf = conf();
+        TlsMaterial.loopback().serverConf(conf, TlsMaterial.loopback().server);
+        conf.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
+        TipcShuffleHandler handler = new TipcShuffleHandler();
+        handler.init(conf);
+        handler.start();
+        try {
+            assertFalse(handler.isServingTipc());
+            assertEquals(1, handler.tipcMetrics().notServedUnencrypted(), "the metric says why");
+            assertTrue(accepts(port(handler)), "stock HTTPS serves");
+        } finally {
+            handler.stop();
+        }
+        Configuration tls = conf();
+        TlsMaterial.loopback().serverConf(tls, TlsMaterial.loopback().server);
+        TipcShuffleHandler overTls = new TipcShuffleHandler();
+        overTls.init(tls);
+        overTls.start();
+        try {
+            assertEquals(0, overTls.tipcMetrics().notServedUnencrypted(), "TLS over TIPC needs no kernel encryption");
+        } finally {
+            overTls.stop();
         }
     }
 
