@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.doctor;
 
+import io.hadooptipc.shuffle.KernelLinkCrypto;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import org.apache.hadoop.conf.Configuration;
 
@@ -45,7 +46,7 @@ final class UdpBearerCheck {
                 + ", open to every host that can route to it unless a firewall says otherwise";
         String what = String.join(", ", udp) + ": " + port;
         boolean declared = conf.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED);
-        boolean kernelCrypto = Files.exists(root.path(EncryptionCheck.CRYPTO_SYSCTL.toString()));
+        boolean kernelCrypto = KernelLinkCrypto.whyNotEncrypted(root.path(KernelLinkCrypto.KALLSYMS.toString())) == null;
         if (declared && kernelCrypto) {
             return Check.ok(NAME, what + "; links declared encrypted (" + TipcShuffleConfig.LINKS_ENCRYPTED
                     + " = true, unverified: see " + EncryptionCheck.NAME + ")");

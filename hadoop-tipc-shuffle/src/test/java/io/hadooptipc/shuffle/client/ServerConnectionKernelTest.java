@@ -6,6 +6,7 @@ import com.sun.jna.Native;
 import com.sun.jna.Structure;
 import io.hadooptipc.shuffle.ResponseReader;
 import io.hadooptipc.shuffle.ShuffleHttp;
+import io.hadooptipc.shuffle.ChannelBinding;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -42,6 +43,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -246,17 +248,13 @@ class ServerConnectionKernelTest {
 
     /** Sends {@code requests} fuzzed requests from {@link #FUZZ_CLIENTS} client threads in n2. */
     private static void fuzz(int requests, int seed, Map<String, Integer> outcomes) throws Exception {
-        // Bound to no socket: the fuzz opens a connection per request, after the request is made.
-        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(1));
-        byte[] valid = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key), name().toString(),
-                outputs.key, "tipc:<0:0>").encode();
         List<Future<Map<String, Integer>>> clients = new ArrayList<>();
         for (int c = 0; c < FUZZ_CLIENTS; c++) {
             Random random = new Random(seed + c);
             clients.add(Testbed.start("n2", () -> {
                 Map<String, Integer> seen = new HashMap<>();
                 for (int i = 0; i < requests / FUZZ_CLIENTS; i++) {
-                    seen.merge(fuzzOnce(random, valid), 1, Integer::sum);
+                    seen.merge(fuzzOnce(random), 1, Integer::sum);
                 }
                 return seen;
             }));
@@ -267,7 +265,17 @@ class ServerConnectionKernelTest {
     }
 
     /** One connection with one malformed, mutated or truncated request; the status line it got, or why none. */
-    private static String fuzzOnce(Random random, byte[] valid) throws IOException {
+    private static String fuzzOnce(Random random) throws IOException {
+        try (TipcSocketChannel channel = TipcSocketChannel.open(service())) {
+            // Bound to this connection's server socket, as our fetcher binds it: unchanged, it is served.
+            String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(1));
+            byte[] valid = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key),
+                    name().toString(), outputs.key, channel.getPeerAddress().toString()).encode();
+            return fuzzOnce(random, valid, channel);
+        }
+    }
+
+    private static String fuzzOnce(Random random, byte[] valid, TipcSocketChannel channel) {
         int head = valid.length - 4; // a complete head ends in CRLF CRLF: keep it so the server answers at once
         byte[] bytes;
         int split = 0;
@@ -309,7 +317,7 @@ class ServerConnectionKernelTest {
                 bytes = ShuffleWire.concat(Arrays.copyOf(valid, head + 2), line, CRLF2);
             }
         }
-        try (TipcSocketChannel channel = TipcSocketChannel.open(service())) {
+        try {
             channel.writeFully(ByteBuffer.wrap(bytes, 0, split));
             if (cutShort) {
                 return "closed by the reducer mid-head"; // what counts: no socket left open, asserted after the run
@@ -334,7 +342,7 @@ class ServerConnectionKernelTest {
      * the request line's parts are split at white space, header names ignore case, values are
      * trimmed): the method, the URI, and the distinct UrlHash values as stock decodes them
      * (commons-codec's Base64 skips what is not Base64 and stops at the padding, so
-     * {@code "rs=.210"} and {@code "rs"} decode as {@code "rs="} does).
+     * {@code "rs=.210"} and {@code "rs"} decode as {@code "rs="} does); and the channel binding's nonce and MAC.
      */
     private static String signed(byte[] request) {
         String text = new String(request, StandardCharsets.ISO_8859_1);
@@ -344,9 +352,13 @@ class ServerConnectionKernelTest {
         Set<String> hashes = new TreeSet<>();
         for (String line : lines) {
             int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(SecureShuffleUtils.HTTP_HEADER_URL_HASH)) {
-                hashes.add(Arrays.toString(Base64.decodeBase64(
-                        line.substring(colon + 1).trim().getBytes(StandardCharsets.UTF_8))));
+            String name = colon > 0 ? line.substring(0, colon).trim() : "";
+            String value = colon > 0 ? line.substring(colon + 1).trim() : "";
+            if (name.equalsIgnoreCase(SecureShuffleUtils.HTTP_HEADER_URL_HASH)) {
+                hashes.add(Arrays.toString(Base64.decodeBase64(value.getBytes(StandardCharsets.UTF_8))));
+            } else if (name.equalsIgnoreCase(ChannelBinding.NONCE_HEADER)
+                    || name.equalsIgnoreCase(ChannelBinding.REQUEST_HEADER)) {
+                hashes.add(name.toLowerCase(Locale.ROOT) + "=" + value);
             }
         }
         return (first.length >= 2 ? first[0] + " " + first[1] : lines[0]) + " " + hashes;

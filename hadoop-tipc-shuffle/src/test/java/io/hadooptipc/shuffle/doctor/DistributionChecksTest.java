@@ -266,7 +266,7 @@ class DistributionChecksTest {
                 + "   5: 000080FE000000000000000001000000:17E6 00000000000000000000000000000000:0000 07 0 0 0 0 0 0 2 0 0\n");
         file("/proc/net/udp", UDP_HEADER
                 + "  39: 05D2000A:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
-        file("/proc/sys/net/tipc/max_tfms", "10\n");
+        file("/proc/kallsyms", "ffffffffc0a1b2c0 t tipc_crypto_rcv\t[tipc]\n");
         Configuration declared = new Configuration(false);
         declared.setBoolean("mapreduce.shuffle.tipc.links.encrypted", true);
         Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), declared, root);

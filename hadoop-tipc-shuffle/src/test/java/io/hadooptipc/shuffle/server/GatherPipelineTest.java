@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.server;
 
+import io.hadooptipc.shuffle.ChannelBinding;
 import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleHttp;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -25,6 +26,7 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -139,7 +141,11 @@ class GatherPipelineTest {
                 }
             }
             listener.close().sync();
-            return new Answer(got.toByteArray(), metrics.outputsOk(), metrics.outputsFailed(), metrics.outputBytes());
+            // Each answer's reply binding is of its own request's nonce: the rest must be stock's, byte for byte.
+            String text = new String(got.toByteArray(), StandardCharsets.ISO_8859_1)
+                    .replaceFirst(ChannelBinding.REPLY_HEADER + ": [^\r]*\r\n", "");
+            return new Answer(text.getBytes(StandardCharsets.ISO_8859_1), metrics.outputsOk(), metrics.outputsFailed(),
+                    metrics.outputBytes());
         } finally {
             loops.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
         }
