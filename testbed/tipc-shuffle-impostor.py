@@ -31,7 +31,7 @@ def bound(service_type, instance):
 
 def to_server(ref, node):
     s = socket.socket(socket.AF_TIPC, socket.SOCK_STREAM)
-    s.connect((socket.TIPC_ADDR_ID, ref, node, 0))
+    s.connect((socket.TIPC_ADDR_ID, node, ref, 0))  # CPython's order for a socket id: node, then reference
     return s
 
 

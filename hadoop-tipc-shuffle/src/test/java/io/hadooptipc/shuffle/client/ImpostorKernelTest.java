@@ -18,7 +18,6 @@ import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -95,8 +94,6 @@ class ImpostorKernelTest {
      * HTTP/TCP. A request it captured and replays later from its own socket is refused too.
      */
     @Test
-    @Disabled("not yet passing: the reducer's fetches through the relay end without a response"
-            + " (FALLBACK_CONNECT_FAILED), with or without the binding check; the relay's fault is not found yet")
     void aRelayGetsOnlyRefusalsAndItsReplayIsRefusedToo(@TempDir Path captured) throws Exception {
         int impostorFetches;
         Process impostor = impostor("relay", Integer.toUnsignedString(server.ref()),
