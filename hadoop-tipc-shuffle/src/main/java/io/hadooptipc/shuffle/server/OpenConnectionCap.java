@@ -40,8 +40,8 @@ final class OpenConnectionCap extends ChannelInboundHandlerAdapter {
         Channel connection = (Channel) accepted;
         if (open.incrementAndGet() > cap) {
             open.decrementAndGet();
+            metrics.connectionsOverCap.incr(); // counted before the peer can see the close
             connection.unsafe().closeForcibly();
-            metrics.connectionsOverCap.incr();
             if (refusalLogged.compareAndSet(false, true)) { // a flood would otherwise log a line per connection
                 LOG.warn("{} TIPC shuffle connections are open, {}: closing new ones as they are accepted"
                         + " (metric {} counts them)", cap, TipcShuffleConfig.MAX_OPEN_CONNECTIONS,
