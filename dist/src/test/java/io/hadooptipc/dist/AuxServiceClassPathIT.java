@@ -105,7 +105,8 @@ class AuxServiceClassPathIT {
     private static Map<String, byte[]> classesInLib() throws Exception {
         Map<String, byte[]> classes = new HashMap<>();
         try (Stream<Path> jars = Files.list(UnpackedTarball.home().resolve("lib"))) {
-            for (Path jar : jars.toList()) {
+            // The jars, as the aux service's lib/* takes them: lib/native holds the unpacked library.
+            for (Path jar : jars.filter(p -> p.toString().endsWith(".jar")).toList()) {
                 try (JarFile j = new JarFile(jar.toFile())) {
                     for (JarEntry e : java.util.Collections.list(j.entries())) {
                         String n = e.getName();
