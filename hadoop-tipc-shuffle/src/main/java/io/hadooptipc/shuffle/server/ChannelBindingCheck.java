@@ -30,6 +30,7 @@ import java.util.List;
  */
 final class ChannelBindingCheck extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelBindingCheck.class);
+    static final String BAD_REQUEST = "Bad request: not a well-formed HTTP request head";
 
     /** The identity the kernel gives the server's end of a connection, as the reducer's getpeername reads it. */
     @FunctionalInterface
@@ -59,8 +60,14 @@ final class ChannelBindingCheck extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        // A request Netty could not parse goes on to stock's handler, which answers 400 and serves nothing.
-        if (msg instanceof HttpRequest request && request.decoderResult().isSuccess()) {
+        if (msg instanceof HttpRequest request) {
+            // A head Netty could not parse is answered here: stock's handler would serve one whose UrlHash
+            // verifies, and a relay could strip the binding by spoiling a byte of it.
+            if (!request.decoderResult().isSuccess()) {
+                ReferenceCountUtil.release(msg);
+                Refusal.sendAndClose(ctx, Refusal.of(HttpResponseStatus.BAD_REQUEST, BAD_REQUEST));
+                return;
+            }
             String refused = refusal(request);
             if (refused != null) {
                 ReferenceCountUtil.release(msg);

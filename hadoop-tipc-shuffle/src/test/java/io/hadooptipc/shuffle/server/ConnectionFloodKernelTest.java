@@ -104,10 +104,11 @@ class ConnectionFloodKernelTest {
                     Thread.sleep(200);
                 }
                 String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
-                byte[] request = ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, port, outputs.key), name.toString()).encode();
+                String hash = ShuffleWire.urlHash(uri, port, outputs.key);
                 ShuffleHttp.Response r = Testbed.on("n2", () -> {
                     try (TipcSocketChannel c = TipcSocketChannel.open(service)) {
-                        c.writeFully(ByteBuffer.wrap(request));
+                        c.writeFully(ByteBuffer.wrap(ShuffleHttp.boundRequest(uri, hash, name.toString(), outputs.key,
+                                c.getPeerAddress().toString()).encode()));
                         return new ResponseReader(dst -> {
                             if (!c.awaitReadable(60_000)) {
                                 throw new SocketTimeoutException("nothing from the server for 60 s");

@@ -235,6 +235,23 @@ class TipcPipelineTest {
     }
 
     @Test
+    void aHeadNettyCannotParseIsRefusedThoughItsUrlHashVerifies() throws Exception {
+        serve(0, 60_000);
+        String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
+        String unbound = new String(ShuffleHttp.request(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME).encode(),
+                StandardCharsets.ISO_8859_1);
+        // What a relay could send: the binding spoiled into a header name no HTTP parser accepts.
+        byte[] spoiled = unbound.replace("\r\n\r\n", "\r\nX-TIPC Shuffle-Binding: x\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
+        try (Socket s = connect()) {
+            s.getOutputStream().write(spoiled);
+            ShuffleHttp.Response r = reader(s).next();
+            assertEquals(400, r.status(), r.text());
+            assertEquals(0, r.frames().size(), "no map output");
+        }
+    }
+
+    @Test
     void aRequestOnAConnectionOverTheLimitGets429WithRetryAfterAndTheServersName() throws Exception {
         serve(1, 60_000);
         try (Socket first = connect()) {
