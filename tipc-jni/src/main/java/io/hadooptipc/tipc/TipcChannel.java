@@ -172,16 +172,7 @@ public abstract sealed class TipcChannel implements Channel
 
     /** The address the kernel reports for this socket: its {ref, node} identity. */
     public TipcSocketAddress getLocalAddress() throws IOException {
-        byte[] sa = new byte[Sockaddr.SIZE];
-        int r;
-        int descriptor = begin();
-        try {
-            r = TipcNative.getsockname(descriptor, sa);
-        } finally {
-            end();
-        }
-        check("getsockname", null, ended(r));
-        return (TipcSocketAddress) Sockaddr.decode(sa);
+        return address("getsockname", TipcNative::getsockname);
     }
 
     /**
@@ -189,15 +180,24 @@ public abstract sealed class TipcChannel implements Channel
      * identity, which no process can choose.
      */
     public TipcSocketAddress getPeerAddress() throws IOException {
+        return address("getpeername", TipcNative::getpeername);
+    }
+
+    /** A system call that writes one of this socket's addresses into a sockaddr buffer. */
+    private interface AddressCall {
+        int call(int descriptor, byte[] sockaddr);
+    }
+
+    private TipcSocketAddress address(String name, AddressCall call) throws IOException {
         byte[] sa = new byte[Sockaddr.SIZE];
         int r;
         int descriptor = begin();
         try {
-            r = TipcNative.getpeername(descriptor, sa);
+            r = call.call(descriptor, sa);
         } finally {
             end();
         }
-        check("getpeername", null, ended(r));
+        check(name, null, ended(r));
         return (TipcSocketAddress) Sockaddr.decode(sa);
     }
 

@@ -3,6 +3,7 @@ package io.hadooptipc.bench.shuffle;
 import io.hadooptipc.bench.common.Charts;
 import io.hadooptipc.bench.common.Results;
 import io.hadooptipc.bench.common.Stats;
+import io.hadooptipc.bench.common.ControlConnection;
 import io.hadooptipc.bench.common.CpuJiffies;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -12,7 +13,6 @@ import io.hadooptipc.shuffle.harness.ShuffleComparison;
 import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import io.hadooptipc.testbed.LinkKey;
 import io.hadooptipc.testbed.MapOutputFixture;
-import io.hadooptipc.testbed.Testbed;
 import io.hadooptipc.tipc.Tipc;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleHandler;
@@ -22,16 +22,9 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.knowm.xchart.CategoryChart;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -150,45 +143,37 @@ public final class EncryptedShuffleBenchmark {
     private static void serve(int controlPort, Path outputsDir) throws Exception {
         DefaultMetricsSystem.setMiniClusterMode(true); // three handlers in one JVM register their sources thrice
         Map<Server, TipcShuffleHandler> handlers = new HashMap<>();
-        try (ServerSocket control = new ServerSocket()) {
-            control.bind(new InetSocketAddress(controlPort));
-            try (Socket m1 = control.accept();
-                 BufferedReader in = new BufferedReader(new InputStreamReader(m1.getInputStream(), StandardCharsets.UTF_8));
-                 PrintWriter out = new PrintWriter(m1.getOutputStream(), true, StandardCharsets.UTF_8)) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    String[] w = line.split(" ");
-                    switch (w[0]) {
-                        case "size" -> { // size BYTES MAPS: map outputs and a handler per server configuration
-                            Path dir = outputsDir.resolve(w[1]);
-                            MapOutputFixture outputs = new MapOutputFixture(dir, Integer.parseInt(w[2]), 1,
-                                    Integer.parseInt(w[1]));
-                            StringBuilder reply = new StringBuilder(dir + " "
-                                    + Base64.getEncoder().encodeToString(outputs.key.getEncoded()));
-                            for (Server s : Server.values()) {
-                                TipcShuffleHandler h = outputs.serve(new TipcShuffleHandler(), s.conf(), 0);
-                                handlers.put(s, h);
-                                reply.append(' ').append(ShuffleHandler.deserializeMetaData(h.getMetaData()))
-                                        .append(' ').append(h.isServingTipc());
-                            }
-                            out.println(reply);
-                        }
-                        case "cpu" -> out.println(ShuffleComparison.servingCpuNanos() + " " + CpuJiffies.busyNanos());
-                        case "key" -> {
-                            if (w[1].equals("on")) {
-                                LinkKey.set();
-                            } else {
-                                LinkKey.flush();
-                            }
-                            out.println("ok");
-                        }
-                        case "stop" -> {
-                            stopAll(handlers);
-                            out.println("ok");
-                        }
-                        default -> throw new IllegalArgumentException("unknown request: " + line);
+        try {
+            ControlConnection.serve(controlPort, w -> switch (w[0]) {
+                case "size" -> { // size BYTES MAPS: map outputs and a handler per server configuration
+                    Path dir = outputsDir.resolve(w[1]);
+                    MapOutputFixture outputs = new MapOutputFixture(dir, Integer.parseInt(w[2]), 1,
+                            Integer.parseInt(w[1]));
+                    StringBuilder reply = new StringBuilder(dir + " "
+                            + Base64.getEncoder().encodeToString(outputs.key.getEncoded()));
+                    for (Server s : Server.values()) {
+                        TipcShuffleHandler h = outputs.serve(new TipcShuffleHandler(), s.conf(), 0);
+                        handlers.put(s, h);
+                        reply.append(' ').append(ShuffleHandler.deserializeMetaData(h.getMetaData()))
+                                .append(' ').append(h.isServingTipc());
                     }
+                    yield reply.toString();
                 }
-            }
+                case "cpu" -> ShuffleComparison.servingCpuNanos() + " " + CpuJiffies.busyNanos();
+                case "key" -> {
+                    if (w[1].equals("on")) {
+                        LinkKey.set();
+                    } else {
+                        LinkKey.flush();
+                    }
+                    yield "ok";
+                }
+                case "stop" -> {
+                    stopAll(handlers);
+                    yield "ok";
+                }
+                default -> throw new IllegalArgumentException("unknown request: " + String.join(" ", w));
+            });
         } finally {
             stopAll(handlers);
             LinkKey.flush();
@@ -200,25 +185,11 @@ public final class EncryptedShuffleBenchmark {
         handlers.clear();
     }
 
-    /** Machine 1's side of the control connection. */
-    private record Control(BufferedReader in, PrintWriter out) {
-        String ask(String request) throws Exception {
-            out.println(request);
-            String reply = in.readLine();
-            if (reply == null) {
-                throw new IllegalStateException("machine 2 closed the control connection after '" + request + "'");
-            }
-            return reply;
-        }
-    }
-
     /** Machine 1: every size, every round, every mode, then the report. */
     private static void run(Path out, String serverIp, int controlPort, int rounds, List<String> sizes) throws Exception {
         List<Row> rows = new ArrayList<>();
         List<Mode> modes = new ArrayList<>(List.of(Mode.values()));
-        try (Socket socket = Testbed.connect(serverIp, controlPort, Duration.ofMinutes(10))) {
-            Control control = new Control(new BufferedReader(new InputStreamReader(socket.getInputStream(),
-                    StandardCharsets.UTF_8)), new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8));
+        try (ControlConnection control = ControlConnection.connect(serverIp, controlPort)) {
             System.out.printf("machine 2 listening, %.1f s into this JVM%n", uptimeSeconds());
             Link link = new Link(control);
             link.key(false);
@@ -283,10 +254,10 @@ public final class EncryptedShuffleBenchmark {
 
     /** Whether the TIPC link between the machines is keyed: both ends set or flush their key, m2 first. */
     private static final class Link {
-        private final Control control;
+        private final ControlConnection control;
         private Boolean keyed;
 
-        Link(Control control) {
+        Link(ControlConnection control) {
             this.control = control;
         }
 
@@ -308,7 +279,7 @@ public final class EncryptedShuffleBenchmark {
 
     /** One mode's series of fetches of every map output, with machine 2's serving CPU around it. */
     private record Series(String serverIp, Map<Server, Integer> ports, SecretKey key, List<String> mapIds,
-                          Map<String, byte[]> files, Link link, Control control) {
+                          Map<String, byte[]> files, Link link, ControlConnection control) {
         Row measure(Mode mode, int round, int size) throws Exception {
             int port = ports.get(mode.server);
             if (mode.keyed() != null) {

@@ -2,6 +2,7 @@ package io.hadooptipc.bench.shuffle;
 
 import io.hadooptipc.bench.common.Args;
 import io.hadooptipc.bench.common.Charts;
+import io.hadooptipc.bench.common.ControlConnection;
 import io.hadooptipc.bench.common.CpuJiffies;
 import io.hadooptipc.bench.common.Results;
 import io.hadooptipc.bench.common.Stats;
@@ -16,7 +17,6 @@ import io.hadooptipc.shuffle.server.TipcShuffleHandler;
 import io.hadooptipc.testbed.GuestInstructions;
 import io.hadooptipc.testbed.MapOutputFixture;
 import io.hadooptipc.testbed.ShuffleWire;
-import io.hadooptipc.testbed.Testbed;
 import org.apache.hadoop.io.BytesWritable;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.ShuffleConsumerPlugin;
@@ -30,19 +30,11 @@ import org.apache.log4j.Level;
 import org.apache.log4j.Logger;
 import org.knowm.xchart.CategoryChart;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
@@ -174,42 +166,34 @@ public final class ShuffleIncastBenchmark {
     private static void serve(int controlPort, Path workDir, int machine, int hosts, int maps) throws Exception {
         DefaultMetricsSystem.setMiniClusterMode(true); // many handlers in one JVM register their sources many times
         List<ShuffleHandler> handlers = new ArrayList<>();
-        try (ServerSocket control = new ServerSocket()) {
-            control.bind(new InetSocketAddress(controlPort));
-            try (Socket m1 = control.accept();
-                 BufferedReader in = new BufferedReader(new InputStreamReader(m1.getInputStream(), StandardCharsets.UTF_8));
-                 PrintWriter out = new PrintWriter(m1.getOutputStream(), true, StandardCharsets.UTF_8)) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    String[] w = line.split(" ");
-                    switch (w[0]) {
-                        case "size" -> { // size BYTES REDUCES TOKEN: map outputs, then each NodeManager's handlers
-                            stopAll(handlers);
-                            deleteTree(workDir);
-                            List<String> ids = new ArrayList<>();
-                            int first = (machine - 2) * hosts;
-                            for (int h = first; h < first + hosts; h++) {
-                                ids.addAll(mapsOf(h, maps));
-                            }
-                            MapOutputFixture outputs = MapOutputFixture.ofRecords(workDir, ids, Integer.parseInt(w[2]),
-                                    Integer.parseInt(w[1]), Base64.getDecoder().decode(w[3]));
-                            StringBuilder reply = new StringBuilder();
-                            for (int h = 0; h < hosts; h++) {
-                                for (Server s : Server.values()) {
-                                    ShuffleHandler handler = outputs.serve(s.handler(), s.conf(), 0);
-                                    handlers.add(handler);
-                                    if (s == Server.OURS && !((TipcShuffleHandler) handler).isServingTipc()) {
-                                        throw new IllegalStateException("machine " + machine + "'s handler does not serve TIPC");
-                                    }
-                                    reply.append(ShuffleHandler.deserializeMetaData(handler.getMetaData())).append(' ');
-                                }
-                            }
-                            out.println(reply.toString().strip());
-                        }
-                        case "cpu" -> out.println(ShuffleComparison.servingCpuNanos() + " " + CpuJiffies.busyNanos());
-                        default -> throw new IllegalArgumentException("unknown request: " + line);
+        try {
+            ControlConnection.serve(controlPort, w -> switch (w[0]) {
+                case "size" -> { // size BYTES REDUCES TOKEN: map outputs, then each NodeManager's handlers
+                    stopAll(handlers);
+                    deleteTree(workDir);
+                    List<String> ids = new ArrayList<>();
+                    int first = (machine - 2) * hosts;
+                    for (int h = first; h < first + hosts; h++) {
+                        ids.addAll(mapsOf(h, maps));
                     }
+                    MapOutputFixture outputs = MapOutputFixture.ofRecords(workDir, ids, Integer.parseInt(w[2]),
+                            Integer.parseInt(w[1]), Base64.getDecoder().decode(w[3]));
+                    StringBuilder reply = new StringBuilder();
+                    for (int h = 0; h < hosts; h++) {
+                        for (Server s : Server.values()) {
+                            ShuffleHandler handler = outputs.serve(s.handler(), s.conf(), 0);
+                            handlers.add(handler);
+                            if (s == Server.OURS && !((TipcShuffleHandler) handler).isServingTipc()) {
+                                throw new IllegalStateException("machine " + machine + "'s handler does not serve TIPC");
+                            }
+                            reply.append(ShuffleHandler.deserializeMetaData(handler.getMetaData())).append(' ');
+                        }
+                    }
+                    yield reply.toString().strip();
                 }
-            }
+                case "cpu" -> ShuffleComparison.servingCpuNanos() + " " + CpuJiffies.busyNanos();
+                default -> throw new IllegalArgumentException("unknown request: " + String.join(" ", w));
+            });
         } finally {
             stopAll(handlers);
         }
@@ -230,28 +214,10 @@ public final class ShuffleIncastBenchmark {
         }
     }
 
-    /** Machine 1's side of a control connection to a sender. */
-    private record Control(String ip, BufferedReader in, PrintWriter out) {
-        static Control connect(String ip, int port) throws Exception {
-            Socket socket = Testbed.connect(ip, port, Duration.ofMinutes(10));
-            return new Control(ip, new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)),
-                    new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8));
-        }
-
-        String ask(String request) throws IOException {
-            out.println(request);
-            String reply = in.readLine();
-            if (reply == null) {
-                throw new IOException("sender " + ip + " closed the control connection after '" + request + "'");
-            }
-            return reply;
-        }
-    }
-
     /** The senders' serving threads' CPU and their machines' busy CPU, summed, in ns. */
-    private static long[] sendersCpu(List<Control> senders) throws IOException {
+    private static long[] sendersCpu(List<ControlConnection> senders) throws IOException {
         long[] sum = new long[2];
-        for (Control c : senders) {
+        for (ControlConnection c : senders) {
             String[] w = c.ask("cpu").split(" ");
             sum[0] += Long.parseLong(w[0]);
             sum[1] += Long.parseLong(w[1]);
@@ -287,9 +253,9 @@ public final class ShuffleIncastBenchmark {
     /** Machine 1: every size, a warm-up round, then the rounds, each arm once a round in a rotating order. */
     private static void run(Path out, int controlPort, List<String> senderIps, int hosts, int maps, int[] sizes,
                             int rounds) throws Exception {
-        List<Control> senders = new ArrayList<>();
+        List<ControlConnection> senders = new ArrayList<>();
         for (String ip : senderIps) {
-            senders.add(Control.connect(ip, controlPort));
+            senders.add(ControlConnection.connect(ip, controlPort));
         }
         byte[] password = new byte[20];
         new SecureRandom().nextBytes(password);
@@ -304,12 +270,12 @@ public final class ShuffleIncastBenchmark {
                 locations.put(s, new ArrayList<>());
             }
             for (int m = 0; m < senders.size(); m++) {
-                Control c = senders.get(m);
+                ControlConnection c = senders.get(m);
                 String[] ports = c.ask("size " + size + " " + REDUCES + " "
                         + Base64.getEncoder().encodeToString(password)).split(" ");
                 for (int h = 0; h < hosts; h++) {
                     for (Server s : Server.values()) {
-                        String tracker = "http://" + c.ip + ":" + ports[h * Server.values().length + s.ordinal()];
+                        String tracker = "http://" + senderIps.get(m) + ":" + ports[h * Server.values().length + s.ordinal()];
                         for (String id : mapsOf(m * hosts + h, maps)) {
                             locations.get(s).add(new MapOutputAt(id, tracker));
                         }
@@ -350,13 +316,13 @@ public final class ShuffleIncastBenchmark {
             }
             report(out, rows, senders.size(), hosts, maps, rounds);
         }
-        for (Control c : senders) {
-            c.out.close();
+        for (ControlConnection c : senders) {
+            c.close();
         }
     }
 
     private static Row shuffle(Arm arm, int size, int round, SecretKey key, List<MapOutputAt> maps,
-                               List<Control> senders, Path reduceDir) throws Exception {
+                               List<ControlConnection> senders, Path reduceDir) throws Exception {
         JobConf job = new JobConf();
         job.setMapOutputKeyClass(BytesWritable.class);
         job.setMapOutputValueClass(BytesWritable.class);
