@@ -172,7 +172,7 @@ public abstract sealed class TipcChannel implements Channel
 
     /** The address the kernel reports for this socket: its {ref, node} identity. */
     public TipcSocketAddress getLocalAddress() throws IOException {
-        return address("getsockname", TipcNative::getsockname);
+        return address(false);
     }
 
     /**
@@ -180,24 +180,20 @@ public abstract sealed class TipcChannel implements Channel
      * identity, which no process can choose.
      */
     public TipcSocketAddress getPeerAddress() throws IOException {
-        return address("getpeername", TipcNative::getpeername);
+        return address(true);
     }
 
-    /** A system call that writes one of this socket's addresses into a sockaddr buffer. */
-    private interface AddressCall {
-        int call(int descriptor, byte[] sockaddr);
-    }
-
-    private TipcSocketAddress address(String name, AddressCall call) throws IOException {
+    /** The peer's address or this socket's own; a flag, not a method reference, keeps lambdas off the client path. */
+    private TipcSocketAddress address(boolean peer) throws IOException {
         byte[] sa = new byte[Sockaddr.SIZE];
         int r;
         int descriptor = begin();
         try {
-            r = call.call(descriptor, sa);
+            r = peer ? TipcNative.getpeername(descriptor, sa) : TipcNative.getsockname(descriptor, sa);
         } finally {
             end();
         }
-        check(name, null, ended(r));
+        check(peer ? "getpeername" : "getsockname", null, ended(r));
         return (TipcSocketAddress) Sockaddr.decode(sa);
     }
 
