@@ -27,7 +27,7 @@ public final class Machine {
         String kernel = read("/proc/sys/kernel/osrelease").strip();
         String virt = Optional.ofNullable(System.getenv("TIPC_TESTBED_MACHINES"))
                 .map(m -> "in the TIPC testbed (QEMU, software emulation): " + m
-                        + " guests on a host bridge, one TIPC node each, so TIPC crosses real links")
+                        + " guests on a host bridge" + mtu() + ", one TIPC node each, so TIPC crosses real links")
                 .or(() -> Optional.ofNullable(System.getenv("TIPC_TESTBED_NODES"))
                         .map(n -> "in the TIPC testbed (QEMU, software emulation): " + n + " TIPC nodes as network"
                                 + " namespaces of one guest, whose kernel passes TIPC messages between them"
@@ -38,6 +38,12 @@ public final class Machine {
         String load = String.join(" ", Arrays.copyOf(read("/proc/loadavg").split(" "), 3));
         return String.format("Machine: %d x %s, kernel %s, %s, Java %s, load average %s at the end (this run included).%s%n", cpus, cpu,
                 kernel, virt, System.getProperty("java.version"), load, host);
+    }
+
+    /** Jumbo frames change how many frames TIPC and TCP send; the default 1500 goes unsaid. */
+    private static String mtu() {
+        String mtu = System.getenv("TIPC_TESTBED_MTU");
+        return mtu == null || mtu.equals("1500") ? "" : " with MTU " + mtu;
     }
 
     /** The kernel's TCP congestion control, e.g. cubic: TCP's figures depend on it. */
