@@ -63,6 +63,11 @@ public final class ShuffleIncastBenchmark {
     static final int REDUCES = 2;
     /** What a tuning guide sets on the reducer: at least as many fetchers as map hosts. */
     static final int TUNED_PARALLEL_COPIES = 20;
+    /**
+     * Rounds run and not kept: every arm shares the reducer JVM, and its JIT was still compiling the
+     * shuffle's code through the third round of a trial (copy phases falling by half).
+     */
+    static final int WARM_UP_ROUNDS = 2;
 
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -250,7 +255,7 @@ public final class ShuffleIncastBenchmark {
         return frames;
     }
 
-    /** Machine 1: every size, a warm-up round, then the rounds, each arm once a round in a rotating order. */
+    /** Machine 1: every size, the warm-up rounds, then the rounds, each arm once a round in a rotating order. */
     private static void run(Path out, int controlPort, List<String> senderIps, int hosts, int maps, int[] sizes,
                             int rounds) throws Exception {
         List<ControlConnection> senders = new ArrayList<>();
@@ -285,10 +290,10 @@ public final class ShuffleIncastBenchmark {
             System.out.printf(Locale.ROOT, "%d B: %d NodeManagers' map outputs and handlers ready in %.1f s%n", size,
                     hostCount, (System.nanoTime() - asked) / 1e9);
             long expectedRecords = (long) hostCount * maps * Math.max(1, size / MapOutputFixture.RECORD_BYTES);
-            for (int round = 0; round <= rounds; round++) { // round 0 warms up and is not kept
+            for (int round = 1 - WARM_UP_ROUNDS; round <= rounds; round++) { // rounds up to 0 warm up and are not kept
                 List<Arm> order = new ArrayList<>(List.of(Arm.values()));
                 Collections.rotate(order, round);
-                if (round % 2 == 1) {
+                if (Math.floorMod(round, 2) == 1) {
                     Collections.reverse(order);
                 }
                 Long checksum = null;
@@ -336,7 +341,7 @@ public final class ShuffleIncastBenchmark {
         long machine = CpuJiffies.busyNanos();
         long cpu = OS.getProcessCpuTime();
         long start = System.nanoTime();
-        Merged merged = ReduceTaskShuffle.run(arm.consumer, job, ShuffleWire.JOB, round % REDUCES, key, maps,
+        Merged merged = ReduceTaskShuffle.run(arm.consumer, job, ShuffleWire.JOB, Math.floorMod(round, REDUCES), key, maps,
                 localDir);
         long wall = System.nanoTime() - start;
         cpu = OS.getProcessCpuTime() - cpu;
@@ -375,7 +380,7 @@ public final class ShuffleIncastBenchmark {
                 %d sender machines of %d NodeManagers each (a shuffle handler per NodeManager and server
                 configuration), %d maps per NodeManager; one reduce task's shuffle on machine 1 of one partition of
                 each of the %d maps, in four arms interleaved round
-                by round (rotating order, reversed every other round) after a warm-up round; %d rounds. Arms:
+                by round (rotating order, reversed every other round) after %d warm-up rounds; %d rounds. Arms:
                 **stock default** (stock `Shuffle`, `parallelcopies` 5, from stock `ShuffleHandler`s with keep-alive
                 off, as both ship), **stock tuned** (`parallelcopies` %d, keep-alive on, as tuning guides set them),
                 **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC), **ours over TCP**
@@ -388,7 +393,7 @@ public final class ShuffleIncastBenchmark {
                 its cost in cache misses or stalls), read before and after each shuffle. Serving threads: %s. Frames: Ethernet frames sent and received
                 at the reducer's machine. Every arm merged the same records (checked); medians over rounds, ratios
                 are medians of each round's ratio with a 95%% bootstrap interval.
-                """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, rounds, TUNED_PARALLEL_COPIES,
+                """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, WARM_UP_ROUNDS, rounds, TUNED_PARALLEL_COPIES,
                 TipcShuffleConfig.TRANSPORT, String.join(", ", ShuffleComparison.SERVING_THREADS.stream()
                         .map(t -> "`" + t.strip() + "`").toList())));
         List<Integer> sizes = rows.stream().map(Row::size).distinct().toList();
