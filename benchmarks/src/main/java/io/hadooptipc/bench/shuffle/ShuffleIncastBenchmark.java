@@ -341,8 +341,8 @@ public final class ShuffleIncastBenchmark {
         long machine = CpuJiffies.busyNanos();
         long cpu = OS.getProcessCpuTime();
         long start = System.nanoTime();
-        Merged merged = ReduceTaskShuffle.run(arm.consumer, job, ShuffleWire.JOB, Math.floorMod(round, REDUCES), key, maps,
-                localDir);
+        Merged merged = ReduceTaskShuffle.run(arm.consumer, job, ShuffleWire.JOB, Math.floorMod(round, REDUCES), key,
+                maps, localDir);
         long wall = System.nanoTime() - start;
         cpu = OS.getProcessCpuTime() - cpu;
         machine = CpuJiffies.busyNanos() - machine;
@@ -393,8 +393,8 @@ public final class ShuffleIncastBenchmark {
                 its cost in cache misses or stalls), read before and after each shuffle. Serving threads: %s. Frames: Ethernet frames sent and received
                 at the reducer's machine. Every arm merged the same records (checked); medians over rounds, ratios
                 are medians of each round's ratio with a 95%% bootstrap interval.
-                """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, WARM_UP_ROUNDS, rounds, TUNED_PARALLEL_COPIES,
-                TipcShuffleConfig.TRANSPORT, String.join(", ", ShuffleComparison.SERVING_THREADS.stream()
+                """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, WARM_UP_ROUNDS, rounds,
+                TUNED_PARALLEL_COPIES, TipcShuffleConfig.TRANSPORT, String.join(", ", ShuffleComparison.SERVING_THREADS.stream()
                         .map(t -> "`" + t.strip() + "`").toList())));
         List<Integer> sizes = rows.stream().map(Row::size).distinct().toList();
         for (int size : sizes) {
