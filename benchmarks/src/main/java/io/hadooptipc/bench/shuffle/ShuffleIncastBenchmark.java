@@ -327,7 +327,7 @@ public final class ShuffleIncastBenchmark {
                         throw new IllegalStateException(arm.label + " fetched " + row.tipcMapOutputs
                                 + " map outputs over TIPC and " + row.tcpMapOutputs + " over HTTP/TCP");
                     }
-                    System.out.printf(Locale.ROOT, "%8d B round %d %-14s copy %7.0f ms wall %7.0f ms CPU, with merge"
+                    System.out.printf(Locale.ROOT, "%8d B round %d %-17s copy %7.0f ms wall %7.0f ms CPU, with merge"
                                     + " %7.0f ms; serving CPU %6.0f ms; %6d frames%n", size, round, arm.label, row.copyMs,
                             row.copyCpuMs, row.shuffleMs, row.servingCpuMs, row.frames);
                     if (round > 0) {
