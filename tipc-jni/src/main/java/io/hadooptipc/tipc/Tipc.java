@@ -70,6 +70,14 @@ public final class Tipc {
     }
 
     /**
+     * Publishes {@code name} on the TIPC socket {@code descriptor}, which another library owns (Netty,
+     * serving a listener): bind(2) on it. A listening socket takes new names as it serves.
+     */
+    public static void publish(int descriptor, TipcAddress name, TipcScope scope) throws IOException {
+        TipcChannel.check("bind", name, TipcNative.bind(descriptor, Sockaddr.encodeBind(name, scope)));
+    }
+
+    /**
      * The identity of a node (e.g. the name given by {@code tipc node set identity}),
      * from its 32-bit address; the node must be this one or linked to it.
      */

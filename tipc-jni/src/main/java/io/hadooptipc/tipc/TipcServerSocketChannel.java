@@ -51,6 +51,14 @@ public final class TipcServerSocketChannel extends TipcChannel {
     /** Publishes a service address or range with the given scope and starts listening. */
     public synchronized TipcServerSocketChannel bind(TipcAddress name, TipcScope scope) throws IOException {
         publish(name, scope);
+        return listen();
+    }
+
+    /**
+     * Starts listening, if not yet: a socket that binds no name yet accepts once it binds one
+     * (through {@link Tipc#publish} when another library owns its descriptor).
+     */
+    public synchronized TipcServerSocketChannel listen() throws IOException {
         if (!listening) {
             int r;
             int descriptor = begin();
@@ -59,7 +67,7 @@ public final class TipcServerSocketChannel extends TipcChannel {
             } finally {
                 end();
             }
-            check("listen", name, ended(r));
+            check("listen", null, ended(r));
             listening = true;
         }
         return this;

@@ -19,8 +19,9 @@ import java.util.Map;
  * Start-up check that nobody else already publishes our shuffle names. The
  * topology service reports every existing binding of a subscribed range at once,
  * then a timeout event: a name with a binding before its timeout is taken (another
- * NodeManager whose address and port hash to the same instance, or a stale
- * configuration), and must not be published a second time.
+ * NodeManager whose address and port hash to the same instance, a stale
+ * configuration, or a process that took it), and is not published a second time;
+ * {@link ServiceNameWatch} publishes it once it is free.
  */
 final class ServiceNameCheck {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceNameCheck.class);
@@ -28,22 +29,36 @@ final class ServiceNameCheck {
     private ServiceNameCheck() {
     }
 
-    /** The names in {@code names} that no socket in the cluster has bound yet. */
+    /**
+     * {@code names} less those whose instance an earlier one has: two of this host's addresses whose
+     * names hash alike cannot both be published.
+     */
+    static List<ShuffleServiceName> oneByInstance(List<ShuffleServiceName> names) {
+        Map<Integer, ShuffleServiceName> byInstance = new HashMap<>();
+        List<ShuffleServiceName> distinct = new ArrayList<>();
+        for (ShuffleServiceName name : names) {
+            ShuffleServiceName first = byInstance.putIfAbsent(name.instance(), name);
+            if (first == null) {
+                distinct.add(name);
+            } else {
+                LOG.error("TIPC shuffle names {} and {} hash to the same instance; not publishing {}", first, name,
+                        name);
+            }
+        }
+        return distinct;
+    }
+
+    /** The names in {@code names} (one by instance) that no socket in the cluster has bound yet. */
     static List<ShuffleServiceName> unclaimed(int serviceType, List<ShuffleServiceName> names, Duration wait)
             throws IOException {
-        Map<Integer, ShuffleServiceName> byInstance = new HashMap<>();
         List<ShuffleServiceName> free = new ArrayList<>();
         try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+            Map<Integer, ShuffleServiceName> pending = new HashMap<>();
             for (ShuffleServiceName name : names) {
-                if (byInstance.putIfAbsent(name.instance(), name) != null) {
-                    LOG.error("TIPC shuffle names {} and {} hash to the same instance; not publishing {}",
-                            byInstance.get(name.instance()), name, name);
-                    continue;
-                }
+                pending.put(name.instance(), name);
                 topology.subscribe(TipcServiceRange.of(serviceType, name.instance(), name.instance()),
                         TipcTopologyChannel.Mode.EVERY_BINDING, wait);
             }
-            Map<Integer, ShuffleServiceName> pending = new HashMap<>(byInstance);
             while (!pending.isEmpty()) {
                 TipcTopologyEvent event = topology.receive(wait.multipliedBy(4));
                 if (event == null) {
@@ -57,9 +72,9 @@ final class ServiceNameCheck {
                 if (event.kind() == TipcTopologyEvent.Kind.TIMEOUT) {
                     free.add(name);
                 } else {
-                    LOG.error("TIPC shuffle name {} for {} is already published by node {}: not publishing it;"
-                                    + " reducers reach {} over HTTP/TCP", name.tipcAddress(serviceType), name,
-                            nodeName(event.node()), name);
+                    LOG.error("TIPC shuffle name {} for {} is already published by node {}: not publishing it"
+                                    + " until it is free; reducers reach {} over HTTP/TCP meanwhile",
+                            name.tipcAddress(serviceType), name, nodeName(event.node()), name);
                 }
             }
         }

@@ -87,13 +87,19 @@ public class TipcShuffleHandler extends ShuffleHandler {
         int type = TipcShuffleConfig.serviceType(conf);
         Duration check = Duration.ofMillis(conf.getInt(TipcShuffleConfig.COLLISION_CHECK_MS,
                 TipcShuffleConfig.DEFAULT_COLLISION_CHECK_MS));
-        List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, ShuffleServiceName.ofThisHost(port), check);
-        if (names.isEmpty()) {
-            LOG.warn("TIPC shuffle not started: every name of this node is taken (see errors above)");
+        List<ShuffleServiceName> ours = ServiceNameCheck.oneByInstance(ShuffleServiceName.ofThisHost(port));
+        List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, ours, check);
+        if (ours.isEmpty()) {
+            LOG.warn("TIPC shuffle not started: this node has no address to name its shuffle by");
             return null;
         }
+        if (names.isEmpty()) {
+            LOG.warn("TIPC shuffle serving no name yet: every name of this node is taken (see errors above),"
+                    + " each is published once it is free");
+        }
+        // Which hosts this server is: every address, whether its name is published now or later.
         Set<String> identities = new LinkedHashSet<>();
-        names.forEach(n -> identities.add(n.toString()));
+        ours.forEach(n -> identities.add(n.toString()));
         ShuffleChannelHandlerContext context = tipcContext(port);
         int maxConnections = conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS);
         int maxOpen = positive(conf, TipcShuffleConfig.MAX_OPEN_CONNECTIONS, TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS);
@@ -109,6 +115,13 @@ public class TipcShuffleHandler extends ShuffleHandler {
                         TimeUnit.SECONDS.toMillis(context.connectionKeepAliveTimeOut), maxConnections,
                         conf.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES),
                         context.secretManager, ChannelBindingCheck.TIPC), threads(conf));
+        ServiceNameWatch watch;
+        try {
+            watch = ServiceNameWatch.start(type, ours, server, tipcMetrics);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(server);
+            throw e;
+        }
         List<String> published = new ArrayList<>();
         names.forEach(n -> published.add(n + " as " + n.tipcAddress(type) + " (" + n.scope() + ")"));
         LOG.info("TIPC shuffle serving ({}) {} on {}", availability.level(), encryption.carried, published);
@@ -118,7 +131,13 @@ public class TipcShuffleHandler extends ShuffleHandler {
                     + " encrypt TIPC but does not let this handler verify that a key is set",
                     TipcShuffleConfig.LINKS_ENCRYPTED);
         }
-        return server;
+        return () -> {
+            try {
+                watch.close();
+            } finally {
+                server.close();
+            }
+        };
     }
 
     @Override

@@ -18,6 +18,7 @@ public final class TipcShuffleMetrics implements MetricsSource {
     public static final String NAME = "TipcShuffleMetrics";
     public static final String CONNECTIONS_OVER_CAP = "ShuffleConnectionsOverCap";
     public static final String NOT_SERVED_UNENCRYPTED = "NotServedLinksUnencrypted";
+    public static final String NAME_OTHER_HOLDERS = "ShuffleNameOtherHolders";
 
     private final MetricsRegistry registry = new MetricsRegistry(NAME)
             .setContext("mapred").tag("Transport", "Shuffle transport", "tipc");
@@ -37,6 +38,8 @@ public final class TipcShuffleMetrics implements MetricsSource {
     final MutableGaugeInt notServedUnencrypted = registry.newGauge(NOT_SERVED_UNENCRYPTED,
             "1: encrypted shuffle is required, the TIPC links are declared encrypted, and the kernel has no TIPC"
                     + " encryption, so nothing is served over TIPC", 0);
+    final MutableGaugeInt nameOtherHolders = registry.newGauge(NAME_OTHER_HOLDERS,
+            "Sockets other than this NodeManager's listener that bind its TIPC shuffle names", 0);
     final MutableGaugeInt openConnections =
             registry.newGauge("ShuffleOpenConnections", "Open TIPC shuffle connections", 0);
 
@@ -72,6 +75,11 @@ public final class TipcShuffleMetrics implements MetricsSource {
     /** 1 while TIPC is not served because the kernel cannot encrypt the links declared encrypted. */
     public int notServedUnencrypted() {
         return notServedUnencrypted.value();
+    }
+
+    /** Sockets other than the listener that bind this NodeManager's shuffle names, right now. */
+    public int nameOtherHolders() {
+        return nameOtherHolders.value();
     }
 
     public int requestsRejected() {

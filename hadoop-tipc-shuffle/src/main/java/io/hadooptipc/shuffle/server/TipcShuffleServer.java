@@ -1,7 +1,11 @@
 package io.hadooptipc.shuffle.server;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.tipc.Tipc;
+import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
+import io.hadooptipc.tipc.TipcServiceAddress;
+import io.hadooptipc.tipc.TipcSocketAddress;
 import io.hadooptipc.tipc.TipcSocketOptions;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -35,14 +39,20 @@ public final class TipcShuffleServer implements Closeable {
 
     private final EventLoopGroup loops;
     private final Channel listener;
+    private final int listenerDescriptor;
+    private final TipcSocketAddress listenerAddress;
 
-    private TipcShuffleServer(EventLoopGroup loops, Channel listener) {
+    private TipcShuffleServer(EventLoopGroup loops, Channel listener, int listenerDescriptor,
+                              TipcSocketAddress listenerAddress) {
         this.loops = loops;
         this.listener = listener;
+        this.listenerDescriptor = listenerDescriptor;
+        this.listenerAddress = listenerAddress;
     }
 
     /**
-     * Listens on every name, each in its own scope, and serves connections through {@code pipeline};
+     * Listens on every name, each in its own scope (none is a listener that {@link #publish} gives names
+     * later), and serves connections through {@code pipeline};
      * {@code cap} closes those accepted over it.
      */
     static TipcShuffleServer start(int serviceType, List<ShuffleServiceName> names, OpenConnectionCap cap,
@@ -52,10 +62,12 @@ public final class TipcShuffleServer implements Closeable {
                     + Epoll.unavailabilityCause());
         }
         TipcServerSocketChannel bound = bind(serviceType, names);
+        TipcSocketAddress address;
         EventLoopGroup loops;
         try {
+            address = bound.getLocalAddress();
             loops = new EpollEventLoopGroup(threads, new DefaultThreadFactory(THREAD_NAME, true));
-        } catch (RuntimeException | Error e) {
+        } catch (IOException | RuntimeException | Error e) {
             bound.close();
             throw e;
         }
@@ -73,7 +85,7 @@ public final class TipcShuffleServer implements Closeable {
                     .handler(cap)
                     .childHandler(pipeline)
                     .register().sync().channel();
-            return new TipcShuffleServer(loops, listener);
+            return new TipcShuffleServer(loops, listener, fd, address);
         } catch (Exception e) { // a failed registration closed the listener
             loops.shutdownGracefully(0, STOP_SECONDS, TimeUnit.SECONDS);
             if (e instanceof InterruptedException) {
@@ -89,11 +101,24 @@ public final class TipcShuffleServer implements Closeable {
             for (ShuffleServiceName name : names) {
                 listener.bind(name.tipcAddress(serviceType), name.scope());
             }
-            return listener;
+            return listener.listen();
         } catch (IOException | RuntimeException e) {
             listener.close();
             throw e;
         }
+    }
+
+    /** The listener's {ref, node}: the socket the topology service reports as binding this server's names. */
+    TipcSocketAddress listenerAddress() {
+        return listenerAddress;
+    }
+
+    /** Publishes one more name on the listener, which goes on serving its others. */
+    void publish(TipcServiceAddress name, TipcScope scope) throws IOException {
+        if (!listener.isOpen()) {
+            throw new IOException("the TIPC shuffle listener is closed");
+        }
+        Tipc.publish(listenerDescriptor, name, scope);
     }
 
     /** Withdraws the names and closes every connection, waiting up to 10 s for responses under way. */

@@ -1,0 +1,91 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.tipc.TipcSocketAddress;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Who holds this NodeManager's shuffle names, from the topology service's reports of every binding:
+ * its own listener, and any other socket. TIPC lets any process bind any name, and the kernel hands
+ * such a holder a share of reducers' connections; reducers refuse it by the channel binding, so a
+ * second holder costs fetches over HTTP/TCP, not data. A name taken at start is published once its
+ * other holders are gone.
+ */
+final class NameHolders {
+    /** What the watch does about a change. */
+    interface Actions {
+        void otherHolder(ShuffleServiceName name, TipcSocketAddress holder);
+
+        void holderLeft(ShuffleServiceName name, TipcSocketAddress holder);
+
+        /** The last other holder of a name this NodeManager's listener does not hold left: bind it. */
+        void unheld(ShuffleServiceName name);
+    }
+
+    private static final class Holders {
+        final ShuffleServiceName name;
+        final Set<TipcSocketAddress> others = new LinkedHashSet<>();
+        boolean ours;
+
+        Holders(ShuffleServiceName name) {
+            this.name = name;
+        }
+    }
+
+    private final TipcSocketAddress listener;
+    private final Actions actions;
+    private final Map<Integer, Holders> byInstance = new HashMap<>();
+
+    /** {@code names}, one per instance, as this NodeManager would publish them on {@code listener}. */
+    NameHolders(TipcSocketAddress listener, List<ShuffleServiceName> names, Actions actions) {
+        this.listener = listener;
+        this.actions = actions;
+        for (ShuffleServiceName name : names) {
+            if (byInstance.putIfAbsent(name.instance(), new Holders(name)) != null) {
+                throw new IllegalArgumentException("two names of instance " + name.instance() + ": " + names);
+            }
+        }
+    }
+
+    void published(int instance, TipcSocketAddress socket) {
+        Holders holders = byInstance.get(instance);
+        if (holders == null) {
+            return;
+        }
+        if (socket.equals(listener)) {
+            holders.ours = true;
+        } else if (holders.others.add(socket)) {
+            actions.otherHolder(holders.name, socket);
+        }
+    }
+
+    void withdrawn(int instance, TipcSocketAddress socket) {
+        Holders holders = byInstance.get(instance);
+        if (holders == null) {
+            return;
+        }
+        if (socket.equals(listener)) {
+            holders.ours = false; // the listener closing: nothing to publish again
+        } else if (holders.others.remove(socket)) {
+            actions.holderLeft(holders.name, socket);
+            if (!holders.ours && holders.others.isEmpty()) {
+                actions.unheld(holders.name);
+            }
+        }
+    }
+
+    /** Sockets other than the listener that bind any of this NodeManager's names (one binding several counts once). */
+    int otherHolders() {
+        Set<TipcSocketAddress> sockets = new HashSet<>();
+        for (Holders holders : byInstance.values()) {
+            sockets.addAll(holders.others);
+        }
+        return sockets.size();
+    }
+}

@@ -1,0 +1,128 @@
+package io.hadooptipc.shuffle.server;
+
+import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.tipc.TipcServiceRange;
+import io.hadooptipc.tipc.TipcSocketAddress;
+import io.hadooptipc.tipc.TipcTopologyChannel;
+import io.hadooptipc.tipc.TipcTopologyEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The NodeManager's watch on its own shuffle names for as long as it serves: a topology
+ * subscription on each name, which reports every socket that binds or unbinds it. Another holder
+ * is a WARN line and the {@value TipcShuffleMetrics#NAME_OTHER_HOLDERS} gauge; a name taken at
+ * start is published once its holders are gone. One thread, blocked on the topology connection.
+ */
+final class ServiceNameWatch implements Closeable, NameHolders.Actions {
+    private static final Logger LOG = LoggerFactory.getLogger(ServiceNameWatch.class);
+    static final String THREAD_NAME = "TIPC shuffle name watch";
+
+    private final int serviceType;
+    private final TipcShuffleServer server;
+    private final TipcShuffleMetrics metrics;
+    private final TipcTopologyChannel topology;
+    private final NameHolders holders;
+    private final Thread thread;
+    private volatile boolean closing;
+
+    private ServiceNameWatch(int serviceType, List<ShuffleServiceName> names, TipcShuffleServer server,
+                             TipcShuffleMetrics metrics, TipcTopologyChannel topology) {
+        this.serviceType = serviceType;
+        this.server = server;
+        this.metrics = metrics;
+        this.topology = topology;
+        this.holders = new NameHolders(server.listenerAddress(), names, this);
+        this.thread = new Thread(this::watch, THREAD_NAME);
+        thread.setDaemon(true);
+    }
+
+    /** Watches {@code names} (one per instance: those {@code server} publishes and those taken at start). */
+    static ServiceNameWatch start(int serviceType, List<ShuffleServiceName> names, TipcShuffleServer server,
+                                  TipcShuffleMetrics metrics) throws IOException {
+        TipcTopologyChannel topology = TipcTopologyChannel.open();
+        try {
+            for (ShuffleServiceName name : names) {
+                topology.subscribe(TipcServiceRange.of(serviceType, name.instance(), name.instance()),
+                        TipcTopologyChannel.Mode.EVERY_BINDING);
+            }
+            ServiceNameWatch watch = new ServiceNameWatch(serviceType, names, server, metrics, topology);
+            watch.thread.start();
+            return watch;
+        } catch (IOException | RuntimeException e) {
+            topology.close();
+            throw e;
+        }
+    }
+
+    private void watch() {
+        try {
+            for (;;) {
+                TipcTopologyEvent event = topology.receive();
+                int instance = event.subscription().range().lower();
+                if (event.kind() == TipcTopologyEvent.Kind.PUBLISHED) {
+                    holders.published(instance, event.socket());
+                } else if (event.kind() == TipcTopologyEvent.Kind.WITHDRAWN) {
+                    holders.withdrawn(instance, event.socket());
+                }
+                metrics.nameOtherHolders.set(holders.otherHolders());
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!closing) {
+                LOG.error("TIPC shuffle names no longer watched: another socket that binds them goes unnoticed"
+                        + " until the NodeManager restarts: {}", e.toString(), e);
+            }
+        }
+    }
+
+    @Override
+    public void otherHolder(ShuffleServiceName name, TipcSocketAddress holder) {
+        LOG.warn("TIPC shuffle name {} of {} is also bound by {}: any process may bind a TIPC name, and the kernel"
+                        + " may hand it reducers' connections; they refuse it by the job token's channel binding and"
+                        + " fetch from this node over HTTP/TCP. Find its process with `tipc socket list` on that node",
+                name.tipcAddress(serviceType), name, socketName(holder));
+    }
+
+    @Override
+    public void holderLeft(ShuffleServiceName name, TipcSocketAddress holder) {
+        LOG.info("TIPC shuffle name {} of {} is no longer bound by {}", name.tipcAddress(serviceType), name,
+                socketName(holder));
+    }
+
+    @Override
+    public void unheld(ShuffleServiceName name) {
+        if (closing) {
+            return;
+        }
+        try {
+            server.publish(name.tipcAddress(serviceType), name.scope());
+            LOG.info("TIPC shuffle publishing {} as {} ({}): nobody else binds it now", name,
+                    name.tipcAddress(serviceType), name.scope());
+        } catch (IOException e) {
+            LOG.error("TIPC shuffle name {} of {} is free, but publishing it failed: {}",
+                    name.tipcAddress(serviceType), name, e.toString());
+        }
+    }
+
+    private static String socketName(TipcSocketAddress socket) {
+        return "node " + ServiceNameCheck.nodeName(socket.node()) + " port " + Integer.toUnsignedString(socket.ref());
+    }
+
+    /** Stops watching, before the server closes its listener. */
+    @Override
+    public void close() throws IOException {
+        closing = true;
+        topology.close(); // ends the thread's receive
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted stopping the TIPC shuffle name watch", e);
+        }
+    }
+}
