@@ -64,7 +64,7 @@ public final class HttpHead {
             if (colon <= 0 || !isToken(line.substring(0, colon))) {
                 throw new MalformedHttpException("bad header line " + (i + 1));
             }
-            String value = line.substring(colon + 1).strip();
+            String value = line.substring(colon + 1).trim();
             if (hasControl(value)) {
                 throw new MalformedHttpException("control character in header " + line.substring(0, colon));
             }
@@ -170,7 +170,7 @@ public final class HttpHead {
             }
             Map<String, List<String>> copy = new LinkedHashMap<>();
             for (Map.Entry<String, List<String>> field : fields.entrySet()) {
-                copy.put(field.getKey(), List.copyOf(field.getValue()));
+                copy.put(field.getKey(), Collections.unmodifiableList(new ArrayList<>(field.getValue())));
             }
             return new HttpHead(startLine, copy);
         }

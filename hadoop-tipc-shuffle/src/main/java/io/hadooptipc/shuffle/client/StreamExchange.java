@@ -84,7 +84,7 @@ final class StreamExchange {
     private static long contentLength(HttpHead head) {
         String value = head.field("Content-Length");
         try {
-            return value == null ? -1 : Math.max(-1, Long.parseLong(value.strip()));
+            return value == null ? -1 : Math.max(-1, Long.parseLong(value.trim()));
         } catch (NumberFormatException e) {
             return -1;
         }
@@ -120,10 +120,10 @@ final class StreamExchange {
         String value = head.field("Keep-Alive");
         if (value != null) {
             for (String parameter : value.split(",")) {
-                String[] kv = parameter.strip().split("=", 2);
-                if (kv.length == 2 && kv[0].strip().equalsIgnoreCase("timeout")) {
+                String[] kv = parameter.trim().split("=", 2);
+                if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("timeout")) {
                     try {
-                        return TimeUnit.SECONDS.toMillis(Math.max(0, Long.parseLong(kv[1].strip())));
+                        return TimeUnit.SECONDS.toMillis(Math.max(0, Long.parseLong(kv[1].trim())));
                     } catch (NumberFormatException e) {
                         break;
                     }

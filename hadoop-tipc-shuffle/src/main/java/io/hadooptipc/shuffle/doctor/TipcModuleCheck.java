@@ -1,7 +1,9 @@
 package io.hadooptipc.shuffle.doctor;
 
 import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -15,10 +17,44 @@ final class TipcModuleCheck {
     static final String MODULE = "tipc";
     /** The module's path in modules.builtin and modules.dep, before any compression suffix. */
     static final String MODULE_PATH = "kernel/net/tipc/tipc.ko";
-    static final List<String> COMPRESSIONS = List.of("", ".xz", ".zst", ".gz");
+    static final List<String> COMPRESSIONS = Arrays.asList("", ".xz", ".zst", ".gz");
 
     /** The check, and whether the kernel has TIPC now or can load it. */
-    record Result(Check check, boolean available) {
+    static final class Result {
+        private final Check check;
+        private final boolean available;
+
+        Result(Check check, boolean available) {
+            this.check = check;
+            this.available = available;
+        }
+
+        public Check check() {
+            return check;
+        }
+
+        public boolean available() {
+            return available;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Result)) {
+                return false;
+            }
+            Result that = (Result) o;
+            return Objects.equals(check, that.check) && available == that.available;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(check, available);
+        }
+
+        @Override
+        public String toString() {
+            return "Result[check=" + check + ", available=" + available + "]";
+        }
     }
 
     private TipcModuleCheck() {
