@@ -330,7 +330,8 @@ public abstract class TipcChannel implements Channel {
             if (direct == dst) {
                 dst.position(dst.position() + n);
             } else {
-                dst.put(direct.limit(n));
+                direct.limit(n);
+                dst.put(direct);
             }
         }
         return n;
@@ -342,7 +343,10 @@ public abstract class TipcChannel implements Channel {
             return src;
         }
         ByteBuffer direct = temp(src.remaining());
-        return direct.put(src.duplicate().limit(src.position() + direct.remaining())).flip();
+        ByteBuffer first = src.duplicate();
+        first.limit(src.position() + direct.remaining());
+        direct.put(first).flip();
+        return direct;
     }
 
     /** Accounts for a write of {@code n} bytes (or -errno) from {@code src}; returns n. */
@@ -360,6 +364,7 @@ public abstract class TipcChannel implements Channel {
             b = ByteBuffer.allocateDirect(Math.max(size, 16 * 1024));
             TEMP.set(b);
         }
-        return b.clear().limit(size);
+        b.clear().limit(size);
+        return b;
     }
 }

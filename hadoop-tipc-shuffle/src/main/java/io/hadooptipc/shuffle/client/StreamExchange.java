@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -172,7 +171,7 @@ final class StreamExchange {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
+            TransferBody.checkRange(b, off, len);
             if (len == 0) {
                 return 0;
             }

@@ -98,8 +98,7 @@ final class TlsStream implements ShuffleStream {
                 case NEED_WRAP:
                     wrap(ByteBuffer.allocate(0));
                     break;
-                case NEED_UNWRAP:
-                case NEED_UNWRAP_AGAIN:
+                case NEED_UNWRAP: // NEED_UNWRAP_AGAIN (Java 9) is DTLS's only
                     if (!unwrap()) {
                         throw new SSLHandshakeException("TLS over TIPC: the server closed the stream in the handshake");
                     }
@@ -185,6 +184,7 @@ final class TlsStream implements ShuffleStream {
     /** {@code buffer}, ready to be filled, with room for at least {@code size} more bytes. */
     private static ByteBuffer grow(ByteBuffer buffer, int size) {
         ByteBuffer bigger = ByteBuffer.allocate(buffer.position() + size);
-        return bigger.put(buffer.flip());
+        buffer.flip();
+        return bigger.put(buffer);
     }
 }

@@ -75,7 +75,7 @@ final class KernelFixesCheck {
             return Check.skip(NAME, "TIPC is not in this kernel or cannot be loaded (see " + TipcModuleCheck.NAME + ")");
         }
         Optional<Upstream> found = upstream(root);
-        if (found.isEmpty()) {
+        if (!found.isPresent()) {
             return new Check(NAME, Check.Status.WARN, "the kernel's version cannot be read ("
                     + root.path("/proc/sys/kernel/osrelease") + ")", "");
         }
@@ -104,7 +104,7 @@ final class KernelFixesCheck {
     /** Ubuntu and Debian name the upstream version they build from; elsewhere the release starts with it. */
     static Optional<Upstream> upstream(SystemRoot root) {
         Optional<String> release = root.kernelRelease();
-        if (release.isEmpty()) {
+        if (!release.isPresent()) {
             return Optional.empty();
         }
         Optional<String> signature = root.read("/proc/version_signature").map(String::trim);
@@ -122,7 +122,7 @@ final class KernelFixesCheck {
                     + debian.group(1) + ")", Optional.of("Debian")));
         }
         Optional<KernelVersion> version = KernelVersion.parse(release.get());
-        if (version.isEmpty()) {
+        if (!version.isPresent()) {
             return Optional.empty();
         }
         Optional<String> vendor = VENDOR_RELEASE.matcher(release.get()).find()

@@ -62,7 +62,7 @@ final class TipcModuleCheck {
 
     static Result examine(SystemRoot root) {
         Optional<String> release = root.kernelRelease();
-        if (release.isEmpty()) {
+        if (!release.isPresent()) {
             return new Result(new Check(NAME, Check.Status.WARN, "cannot read " + root.path("/proc/sys/kernel/osrelease")
                     + ": the kernel release is unknown, so its modules cannot be looked up", ""), false);
         }
@@ -82,7 +82,7 @@ final class TipcModuleCheck {
             return new Result(Check.ok(NAME, "loaded (/proc/modules) in kernel " + release.get()), true);
         }
         Optional<String> file = moduleFile(root, modules);
-        if (file.isEmpty()) {
+        if (!file.isPresent()) {
             String source = distribution.moduleSource(release.get());
             boolean tree = Files.isDirectory(root.path(modules));
             return new Result(new Check(NAME, Check.Status.FAIL, "kernel " + release.get() + " has no TIPC: " + (tree

@@ -73,7 +73,7 @@ final class ProcessAffinity {
     /** Starts the load sampler for the first user; each user calls {@link #stopSampling()} once. */
     static synchronized void startSampling(Configuration conf) {
         Optional<CoreAffinityManager> m = manager(conf);
-        if (m.isEmpty()) {
+        if (!m.isPresent()) {
             return;
         }
         samplerUsers++;
