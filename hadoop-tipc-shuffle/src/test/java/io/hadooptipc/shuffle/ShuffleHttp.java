@@ -91,7 +91,8 @@ public final class ShuffleHttp {
                 return false;
             }
             Response that = (Response) o;
-            return Objects.equals(head, that.head) && status == that.status && Objects.equals(frames, that.frames) && Objects.equals(text, that.text);
+            return Objects.equals(head, that.head) && status == that.status && Objects.equals(frames, that.frames)
+                    && Objects.equals(text, that.text);
         }
 
         @Override

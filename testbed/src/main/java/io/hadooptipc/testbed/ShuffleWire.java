@@ -112,7 +112,8 @@ public final class ShuffleWire {
                 return false;
             }
             Frame that = (Frame) o;
-            return Objects.equals(mapId, that.mapId) && rawLength == that.rawLength && reduce == that.reduce && Objects.equals(data, that.data);
+            return Objects.equals(mapId, that.mapId) && rawLength == that.rawLength && reduce == that.reduce
+                    && Objects.equals(data, that.data);
         }
 
         @Override

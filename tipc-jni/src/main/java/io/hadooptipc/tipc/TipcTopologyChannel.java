@@ -96,7 +96,8 @@ public final class TipcTopologyChannel extends TipcChannel {
 
         @Override
         public String toString() {
-            return "Subscription[handle=" + handle + ", range=" + range + ", mode=" + mode + ", timeout=" + timeout + "]";
+            return "Subscription[handle=" + handle + ", range=" + range + ", mode=" + mode + ", timeout=" + timeout
+                    + "]";
         }
     }
 

@@ -96,7 +96,8 @@ final class TipcStreamTransport implements StreamTransport {
                 return false;
             }
             TipcStream that = (TipcStream) o;
-            return Objects.equals(channel, that.channel) && Objects.equals(server, that.server) && Objects.equals(timeouts, that.timeouts);
+            return Objects.equals(channel, that.channel) && Objects.equals(server, that.server)
+                    && Objects.equals(timeouts, that.timeouts);
         }
 
         @Override

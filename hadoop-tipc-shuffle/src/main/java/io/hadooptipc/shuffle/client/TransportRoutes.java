@@ -65,7 +65,8 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
                 return false;
             }
             Route that = (Route) o;
-            return Objects.equals(name, that.name) && Objects.equals(fallback, that.fallback) && publications == that.publications;
+            return Objects.equals(name, that.name) && Objects.equals(fallback, that.fallback)
+                    && publications == that.publications;
         }
 
         @Override

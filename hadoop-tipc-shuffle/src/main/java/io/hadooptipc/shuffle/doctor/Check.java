@@ -60,7 +60,8 @@ public final class Check {
             return false;
         }
         Check that = (Check) o;
-        return Objects.equals(name, that.name) && Objects.equals(status, that.status) && Objects.equals(finding, that.finding) && Objects.equals(fix, that.fix);
+        return Objects.equals(name, that.name) && Objects.equals(status, that.status)
+                && Objects.equals(finding, that.finding) && Objects.equals(fix, that.fix);
     }
 
     @Override

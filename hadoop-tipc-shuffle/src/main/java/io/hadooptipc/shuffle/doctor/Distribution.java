@@ -98,7 +98,8 @@ final class Distribution {
             return false;
         }
         Distribution that = (Distribution) o;
-        return Objects.equals(family, that.family) && Objects.equals(name, that.name) && Objects.equals(versionId, that.versionId);
+        return Objects.equals(family, that.family) && Objects.equals(name, that.name)
+                && Objects.equals(versionId, that.versionId);
     }
 
     @Override

@@ -22,7 +22,8 @@ final class KernelCve {
     private final KernelVersion mainline;
     private final List<KernelVersion> stable;
 
-    KernelCve(String id, boolean remote, String bug, KernelVersion introduced, KernelVersion mainline, List<KernelVersion> stable) {
+    KernelCve(String id, boolean remote, String bug, KernelVersion introduced, KernelVersion mainline,
+            List<KernelVersion> stable) {
         this.id = id;
         this.remote = remote;
         this.bug = bug;
@@ -103,7 +104,9 @@ final class KernelCve {
             return false;
         }
         KernelCve that = (KernelCve) o;
-        return Objects.equals(id, that.id) && remote == that.remote && Objects.equals(bug, that.bug) && Objects.equals(introduced, that.introduced) && Objects.equals(mainline, that.mainline) && Objects.equals(stable, that.stable);
+        return Objects.equals(id, that.id) && remote == that.remote && Objects.equals(bug, that.bug)
+                && Objects.equals(introduced, that.introduced) && Objects.equals(mainline, that.mainline)
+                && Objects.equals(stable, that.stable);
     }
 
     @Override
@@ -113,6 +116,7 @@ final class KernelCve {
 
     @Override
     public String toString() {
-        return "KernelCve[id=" + id + ", remote=" + remote + ", bug=" + bug + ", introduced=" + introduced + ", mainline=" + mainline + ", stable=" + stable + "]";
+        return "KernelCve[id=" + id + ", remote=" + remote + ", bug=" + bug + ", introduced=" + introduced
+                + ", mainline=" + mainline + ", stable=" + stable + "]";
     }
 }

@@ -52,7 +52,8 @@ final class KernelFixesCheck {
                 return false;
             }
             Upstream that = (Upstream) o;
-            return Objects.equals(version, that.version) && Objects.equals(source, that.source) && Objects.equals(vendor, that.vendor);
+            return Objects.equals(version, that.version) && Objects.equals(source, that.source)
+                    && Objects.equals(vendor, that.vendor);
         }
 
         @Override

@@ -61,8 +61,8 @@ public final class NodeDoctor {
         checks.add(serving());
         checks.add(EncryptionCheck.of(conf, ownNode >= 0, KernelLinkCrypto.KALLSYMS));
         if (ownNode < 0) {
-            for (String name : Arrays.asList("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links", PublishedNames.OWN,
-                    PublishedNames.PEERS)) {
+            for (String name : Arrays.asList("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links",
+                    PublishedNames.OWN, PublishedNames.PEERS)) {
                 checks.add(Check.skip(name, NEEDS_TIPC));
             }
             return new DoctorReport(checks);

@@ -33,7 +33,8 @@ class MapOutputFramesTest {
             frames.accept(body, 0, split, true);
             frames.accept(body, split, body.length - split, false);
             assertEquals(4, seen.size(), "split at " + split);
-            List<Long> lengths = seen.stream().map(s -> Long.parseLong(s.substring(s.indexOf(':') + 1))).collect(Collectors.toList());
+            List<Long> lengths = seen.stream().map(s -> Long.parseLong(s.substring(s.indexOf(':') + 1)))
+                    .collect(Collectors.toList());
             assertEquals(List.of(300L, 0L, 70_000L, 5L), lengths, "split at " + split);
         }
     }

@@ -103,7 +103,8 @@ class GatherPipelineTest {
                 return false;
             }
             Answer that = (Answer) o;
-            return Objects.equals(bytes, that.bytes) && outputsOk == that.outputsOk && outputsFailed == that.outputsFailed && outputBytes == that.outputBytes;
+            return Objects.equals(bytes, that.bytes) && outputsOk == that.outputsOk
+                    && outputsFailed == that.outputsFailed && outputBytes == that.outputBytes;
         }
 
         @Override
@@ -113,7 +114,8 @@ class GatherPipelineTest {
 
         @Override
         public String toString() {
-            return "Answer[bytes=" + bytes + ", outputsOk=" + outputsOk + ", outputsFailed=" + outputsFailed + ", outputBytes=" + outputBytes + "]";
+            return "Answer[bytes=" + bytes + ", outputsOk=" + outputsOk + ", outputsFailed=" + outputsFailed
+                    + ", outputBytes=" + outputBytes + "]";
         }
     }
 

@@ -25,7 +25,8 @@ public final class CpuTopology {
     private final String nic;
     private final BitSet nicIrqCpus;
 
-    public CpuTopology(BitSet online, List<BitSet> llcGroups, Map<Integer, Integer> socketOf, List<BitSet> numaNodes, String nic, BitSet nicIrqCpus) {
+    public CpuTopology(BitSet online, List<BitSet> llcGroups, Map<Integer, Integer> socketOf, List<BitSet> numaNodes,
+            String nic, BitSet nicIrqCpus) {
         this.online = online;
         this.llcGroups = llcGroups;
         this.socketOf = socketOf;
@@ -55,7 +56,8 @@ public final class CpuTopology {
 
     @Override
     public String toString() {
-        return "CPUs " + CpuList.format(online) + ", LLCs " + llcGroups.stream().map(CpuList::format).collect(Collectors.toList())
+        return "CPUs " + CpuList.format(online) + ", LLCs "
+                + llcGroups.stream().map(CpuList::format).collect(Collectors.toList())
                 + ", sockets " + socketOf.values().stream().distinct().count()
                 + ", NUMA nodes " + numaNodes.stream().map(CpuList::format).collect(Collectors.toList())
                 + ", NIC " + (nic.isEmpty() ? "unknown" : nic + " IRQs on CPUs " + CpuList.format(nicIrqCpus));
@@ -91,7 +93,9 @@ public final class CpuTopology {
             return false;
         }
         CpuTopology that = (CpuTopology) o;
-        return Objects.equals(online, that.online) && Objects.equals(llcGroups, that.llcGroups) && Objects.equals(socketOf, that.socketOf) && Objects.equals(numaNodes, that.numaNodes) && Objects.equals(nic, that.nic) && Objects.equals(nicIrqCpus, that.nicIrqCpus);
+        return Objects.equals(online, that.online) && Objects.equals(llcGroups, that.llcGroups)
+                && Objects.equals(socketOf, that.socketOf) && Objects.equals(numaNodes, that.numaNodes)
+                && Objects.equals(nic, that.nic) && Objects.equals(nicIrqCpus, that.nicIrqCpus);
     }
 
     @Override

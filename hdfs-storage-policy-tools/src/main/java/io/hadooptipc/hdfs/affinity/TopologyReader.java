@@ -57,7 +57,8 @@ public final class TopologyReader {
         llcs.addAll(socketsOf(undescribed, socketOf));
         String iface = nic.isEmpty() ? defaultRouteInterface() : nic;
         BitSet irqCpus = iface.isEmpty() ? new BitSet() : irqCpus(deviceNames(iface));
-        return new CpuTopology(online, Collections.unmodifiableList(new ArrayList<>(llcs)), socketOf, numaNodes(), iface, irqCpus);
+        return new CpuTopology(online, Collections.unmodifiableList(new ArrayList<>(llcs)), socketOf, numaNodes(),
+                iface, irqCpus);
     }
 
     /**

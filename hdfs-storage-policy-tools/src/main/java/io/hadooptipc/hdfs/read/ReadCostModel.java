@@ -150,7 +150,8 @@ public final class ReadCostModel {
                 return false;
             }
             Ranked<?> that = (Ranked<?>) o;
-            return Objects.equals(replica, that.replica) && Double.compare(mbps, that.mbps) == 0 && distance == that.distance;
+            return Objects.equals(replica, that.replica) && Double.compare(mbps, that.mbps) == 0
+                    && distance == that.distance;
         }
 
         @Override

@@ -60,7 +60,8 @@ public final class PlacementCheck {
             return false;
         }
         PlacementCheck that = (PlacementCheck) o;
-        return Objects.equals(expected, that.expected) && Objects.equals(missing, that.missing) && Objects.equals(excess, that.excess);
+        return Objects.equals(expected, that.expected) && Objects.equals(missing, that.missing)
+                && Objects.equals(excess, that.excess);
     }
 
     @Override

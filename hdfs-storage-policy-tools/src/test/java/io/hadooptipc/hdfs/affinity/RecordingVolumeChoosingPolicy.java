@@ -46,7 +46,8 @@ public class RecordingVolumeChoosingPolicy<V extends FsVolumeSpi> extends RoundR
                 return false;
             }
             Placement that = (Placement) o;
-            return Objects.equals(thread, that.thread) && Objects.equals(chosenCpu, that.chosenCpu) && Objects.equals(cpusAllowedList, that.cpusAllowedList);
+            return Objects.equals(thread, that.thread) && Objects.equals(chosenCpu, that.chosenCpu)
+                    && Objects.equals(cpusAllowedList, that.cpusAllowedList);
         }
 
         @Override
@@ -56,7 +57,8 @@ public class RecordingVolumeChoosingPolicy<V extends FsVolumeSpi> extends RoundR
 
         @Override
         public String toString() {
-            return "Placement[thread=" + thread + ", chosenCpu=" + chosenCpu + ", cpusAllowedList=" + cpusAllowedList + "]";
+            return "Placement[thread=" + thread + ", chosenCpu=" + chosenCpu + ", cpusAllowedList=" + cpusAllowedList
+                    + "]";
         }
     }
 

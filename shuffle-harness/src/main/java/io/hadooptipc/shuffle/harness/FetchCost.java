@@ -46,7 +46,8 @@ public final class FetchCost {
         private final long tipcMapOutputs;
         private final long tcpMapOutputs;
 
-        public Measured(int fetches, long wallNanos, long cpuNanos, long streamsOpened, long streamsReused, long tipcMapOutputs, long tcpMapOutputs) {
+        public Measured(int fetches, long wallNanos, long cpuNanos, long streamsOpened, long streamsReused,
+                long tipcMapOutputs, long tcpMapOutputs) {
             this.fetches = fetches;
             this.wallNanos = wallNanos;
             this.cpuNanos = cpuNanos;
@@ -90,17 +91,22 @@ public final class FetchCost {
                 return false;
             }
             Measured that = (Measured) o;
-            return fetches == that.fetches && wallNanos == that.wallNanos && cpuNanos == that.cpuNanos && streamsOpened == that.streamsOpened && streamsReused == that.streamsReused && tipcMapOutputs == that.tipcMapOutputs && tcpMapOutputs == that.tcpMapOutputs;
+            return fetches == that.fetches && wallNanos == that.wallNanos && cpuNanos == that.cpuNanos
+                    && streamsOpened == that.streamsOpened && streamsReused == that.streamsReused
+                    && tipcMapOutputs == that.tipcMapOutputs && tcpMapOutputs == that.tcpMapOutputs;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(fetches, wallNanos, cpuNanos, streamsOpened, streamsReused, tipcMapOutputs, tcpMapOutputs);
+            return Objects.hash(fetches, wallNanos, cpuNanos, streamsOpened, streamsReused, tipcMapOutputs,
+                    tcpMapOutputs);
         }
 
         @Override
         public String toString() {
-            return "Measured[fetches=" + fetches + ", wallNanos=" + wallNanos + ", cpuNanos=" + cpuNanos + ", streamsOpened=" + streamsOpened + ", streamsReused=" + streamsReused + ", tipcMapOutputs=" + tipcMapOutputs + ", tcpMapOutputs=" + tcpMapOutputs + "]";
+            return "Measured[fetches=" + fetches + ", wallNanos=" + wallNanos + ", cpuNanos=" + cpuNanos
+                    + ", streamsOpened=" + streamsOpened + ", streamsReused=" + streamsReused + ", tipcMapOutputs="
+                    + tipcMapOutputs + ", tcpMapOutputs=" + tcpMapOutputs + "]";
         }
     }
 

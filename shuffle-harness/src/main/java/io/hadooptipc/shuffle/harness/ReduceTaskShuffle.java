@@ -129,7 +129,8 @@ public final class ReduceTaskShuffle {
                 return false;
             }
             Merged that = (Merged) o;
-            return copyNanos == that.copyNanos && copyCpuNanos == that.copyCpuNanos && records == that.records && checksum == that.checksum && Objects.equals(counters, that.counters);
+            return copyNanos == that.copyNanos && copyCpuNanos == that.copyCpuNanos && records == that.records
+                    && checksum == that.checksum && Objects.equals(counters, that.counters);
         }
 
         @Override
@@ -139,7 +140,8 @@ public final class ReduceTaskShuffle {
 
         @Override
         public String toString() {
-            return "Merged[copyNanos=" + copyNanos + ", copyCpuNanos=" + copyCpuNanos + ", records=" + records + ", checksum=" + checksum + ", counters=" + counters + "]";
+            return "Merged[copyNanos=" + copyNanos + ", copyCpuNanos=" + copyCpuNanos + ", records=" + records
+                    + ", checksum=" + checksum + ", counters=" + counters + "]";
         }
     }
 

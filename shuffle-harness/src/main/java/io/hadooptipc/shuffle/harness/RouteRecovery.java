@@ -71,7 +71,8 @@ public final class RouteRecovery implements Closeable {
                 return false;
             }
             Fetch that = (Fetch) o;
-            return startNanos == that.startNanos && endNanos == that.endNanos && viaTipc == that.viaTipc && Objects.equals(failure, that.failure);
+            return startNanos == that.startNanos && endNanos == that.endNanos && viaTipc == that.viaTipc
+                    && Objects.equals(failure, that.failure);
         }
 
         @Override
@@ -81,7 +82,8 @@ public final class RouteRecovery implements Closeable {
 
         @Override
         public String toString() {
-            return "Fetch[startNanos=" + startNanos + ", endNanos=" + endNanos + ", viaTipc=" + viaTipc + ", failure=" + failure + "]";
+            return "Fetch[startNanos=" + startNanos + ", endNanos=" + endNanos + ", viaTipc=" + viaTipc + ", failure="
+                    + failure + "]";
         }
     }
 

@@ -101,7 +101,8 @@ public interface ShuffleCluster extends AutoCloseable {
                 return false;
             }
             Result that = (Result) o;
-            return Objects.equals(id, that.id) && Objects.equals(parts, that.parts) && Objects.equals(counters, that.counters);
+            return Objects.equals(id, that.id) && Objects.equals(parts, that.parts)
+                    && Objects.equals(counters, that.counters);
         }
 
         @Override

@@ -140,7 +140,8 @@ public final class ShuffleComparison {
                 return false;
             }
             Spec that = (Spec) o;
-            return Objects.equals(job, that.job) && maps == that.maps && reduces == that.reduces && records == that.records && staggerMillis == that.staggerMillis;
+            return Objects.equals(job, that.job) && maps == that.maps && reduces == that.reduces
+                    && records == that.records && staggerMillis == that.staggerMillis;
         }
 
         @Override
@@ -150,7 +151,8 @@ public final class ShuffleComparison {
 
         @Override
         public String toString() {
-            return "Spec[job=" + job + ", maps=" + maps + ", reduces=" + reduces + ", records=" + records + ", staggerMillis=" + staggerMillis + "]";
+            return "Spec[job=" + job + ", maps=" + maps + ", reduces=" + reduces + ", records=" + records
+                    + ", staggerMillis=" + staggerMillis + "]";
         }
     }
 
@@ -190,7 +192,8 @@ public final class ShuffleComparison {
                 return false;
             }
             ReduceAttempt that = (ReduceAttempt) o;
-            return shuffleMillis == that.shuffleMillis && shuffleCpuMillis == that.shuffleCpuMillis && launchToShuffleEndMillis == that.launchToShuffleEndMillis && cpuMillis == that.cpuMillis;
+            return shuffleMillis == that.shuffleMillis && shuffleCpuMillis == that.shuffleCpuMillis
+                    && launchToShuffleEndMillis == that.launchToShuffleEndMillis && cpuMillis == that.cpuMillis;
         }
 
         @Override
@@ -200,7 +203,8 @@ public final class ShuffleComparison {
 
         @Override
         public String toString() {
-            return "ReduceAttempt[shuffleMillis=" + shuffleMillis + ", shuffleCpuMillis=" + shuffleCpuMillis + ", launchToShuffleEndMillis=" + launchToShuffleEndMillis + ", cpuMillis=" + cpuMillis + "]";
+            return "ReduceAttempt[shuffleMillis=" + shuffleMillis + ", shuffleCpuMillis=" + shuffleCpuMillis
+                    + ", launchToShuffleEndMillis=" + launchToShuffleEndMillis + ", cpuMillis=" + cpuMillis + "]";
         }
     }
 
@@ -216,7 +220,8 @@ public final class ShuffleComparison {
         private final long servingCpuMillis;
         private final long crossMachineTipcBytes;
 
-        public Measured(Spec spec, Side side, int round, ShuffleCluster.Result result, boolean correct, long jobMillis, List<ReduceAttempt> reduces, long servingCpuMillis, long crossMachineTipcBytes) {
+        public Measured(Spec spec, Side side, int round, ShuffleCluster.Result result, boolean correct, long jobMillis,
+                List<ReduceAttempt> reduces, long servingCpuMillis, long crossMachineTipcBytes) {
             this.spec = spec;
             this.side = side;
             this.round = round;
@@ -274,17 +279,24 @@ public final class ShuffleComparison {
                 return false;
             }
             Measured that = (Measured) o;
-            return Objects.equals(spec, that.spec) && Objects.equals(side, that.side) && round == that.round && Objects.equals(result, that.result) && correct == that.correct && jobMillis == that.jobMillis && Objects.equals(reduces, that.reduces) && servingCpuMillis == that.servingCpuMillis && crossMachineTipcBytes == that.crossMachineTipcBytes;
+            return Objects.equals(spec, that.spec) && Objects.equals(side, that.side) && round == that.round
+                    && Objects.equals(result, that.result) && correct == that.correct && jobMillis == that.jobMillis
+                    && Objects.equals(reduces, that.reduces) && servingCpuMillis == that.servingCpuMillis
+                    && crossMachineTipcBytes == that.crossMachineTipcBytes;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(spec, side, round, result, correct, jobMillis, reduces, servingCpuMillis, crossMachineTipcBytes);
+            return Objects.hash(spec, side, round, result, correct, jobMillis, reduces, servingCpuMillis,
+                    crossMachineTipcBytes);
         }
 
         @Override
         public String toString() {
-            return "Measured[spec=" + spec + ", side=" + side + ", round=" + round + ", result=" + result + ", correct=" + correct + ", jobMillis=" + jobMillis + ", reduces=" + reduces + ", servingCpuMillis=" + servingCpuMillis + ", crossMachineTipcBytes=" + crossMachineTipcBytes + "]";
+            return "Measured[spec=" + spec + ", side=" + side + ", round=" + round + ", result=" + result
+                    + ", correct=" + correct + ", jobMillis=" + jobMillis + ", reduces=" + reduces
+                    + ", servingCpuMillis=" + servingCpuMillis + ", crossMachineTipcBytes=" + crossMachineTipcBytes
+                    + "]";
         }
     }
 
