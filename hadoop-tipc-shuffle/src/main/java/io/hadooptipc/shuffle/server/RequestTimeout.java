@@ -50,7 +50,6 @@ final class RequestTimeout extends ChannelDuplexHandler {
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof SslHandshakeCompletionEvent && ((SslHandshakeCompletionEvent) event).isSuccess()
                 && unanswered == 0) {
-            SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) event;
             arm(ctx);
         }
         ctx.fireUserEventTriggered(event);

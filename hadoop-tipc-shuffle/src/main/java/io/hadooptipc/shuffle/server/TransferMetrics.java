@@ -48,7 +48,6 @@ final class TransferMetrics extends ChannelDuplexHandler {
                 }
             });
         } else if (msg instanceof HttpResponse && ((HttpResponse) msg).status().code() >= 400) {
-            HttpResponse response = (HttpResponse) msg;
             metrics.requestsRejected.incr();
         }
         ctx.write(msg, promise);
