@@ -67,8 +67,11 @@ final class TlsStream implements ShuffleStream {
         }
         plain.flip();
         int n = Math.min(plain.remaining(), dst.remaining());
-        dst.put(plain.slice(plain.position(), n));
-        plain.position(plain.position() + n).compact();
+        ByteBuffer taken = plain.duplicate();
+        taken.limit(taken.position() + n);
+        dst.put(taken);
+        plain.position(plain.position() + n);
+        plain.compact();
         return n;
     }
 
