@@ -71,7 +71,7 @@ public interface ShuffleCluster extends AutoCloseable {
         private final Map<String, byte[]> parts;
         private final Counters counters;
 
-        Result(JobID id, Map<String, byte[]> parts, Counters counters) {
+        public Result(JobID id, Map<String, byte[]> parts, Counters counters) {
             this.id = id;
             this.parts = parts;
             this.counters = counters;
