@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -106,7 +107,7 @@ class AuxServiceClassPathIT {
         Map<String, byte[]> classes = new HashMap<>();
         try (Stream<Path> jars = Files.list(UnpackedTarball.home().resolve("lib"))) {
             // The jars, as the aux service's lib/* takes them: lib/native holds the unpacked library.
-            for (Path jar : jars.filter(p -> p.toString().endsWith(".jar")).toList()) {
+            for (Path jar : jars.filter(p -> p.toString().endsWith(".jar")).collect(Collectors.toList())) {
                 try (JarFile j = new JarFile(jar.toFile())) {
                     for (JarEntry e : java.util.Collections.list(j.entries())) {
                         String n = e.getName();

@@ -35,16 +35,38 @@ final class ClassReferences {
         for (int i = 1; i < count; i++) {
             int tag = in.readUnsignedByte();
             switch (tag) {
-                case 1 -> utf8[i] = in.readUTF();
-                case 7 -> classEntries.add(in.readUnsignedShort());
-                case 8, 16, 19, 20 -> in.skipBytes(2);
-                case 15 -> in.skipBytes(3);
-                case 3, 4, 9, 10, 11, 12, 17, 18 -> in.skipBytes(4);
-                case 5, 6 -> {
+                case 1:
+                    utf8[i] = in.readUTF();
+                    break;
+                case 7:
+                    classEntries.add(in.readUnsignedShort());
+                    break;
+                case 8:
+                case 16:
+                case 19:
+                case 20:
+                    in.skipBytes(2);
+                    break;
+                case 15:
+                    in.skipBytes(3);
+                    break;
+                case 3:
+                case 4:
+                case 9:
+                case 10:
+                case 11:
+                case 12:
+                case 17:
+                case 18:
+                    in.skipBytes(4);
+                    break;
+                case 5:
+                case 6:
                     in.skipBytes(8);
                     i++; // a long or double takes two entries
-                }
-                default -> throw new IOException("unknown constant pool tag " + tag);
+                    break;
+                default:
+                    throw new IOException("unknown constant pool tag " + tag);
             }
         }
         Set<String> names = new TreeSet<>();

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,7 +25,47 @@ class LauncherIT {
     /** No hadoop on this PATH, so only the environment decides where Hadoop is. */
     static final String PATH = "/usr/bin:/bin";
 
-    record Run(int exit, String out, String err) {
+    static final class Run {
+        private final int exit;
+        private final String out;
+        private final String err;
+
+        Run(int exit, String out, String err) {
+            this.exit = exit;
+            this.out = out;
+            this.err = err;
+        }
+
+        public int exit() {
+            return exit;
+        }
+
+        public String out() {
+            return out;
+        }
+
+        public String err() {
+            return err;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Run)) {
+                return false;
+            }
+            Run that = (Run) o;
+            return exit == that.exit && Objects.equals(out, that.out) && Objects.equals(err, that.err);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(exit, out, err);
+        }
+
+        @Override
+        public String toString() {
+            return "Run[exit=" + exit + ", out=" + out + ", err=" + err + "]";
+        }
     }
 
     @Test
@@ -47,11 +88,9 @@ class LauncherIT {
 
     @Test
     void doctorReadsTheNodesConfigurationFromHadoopConfDir(@TempDir Path conf) throws Exception {
-        Files.writeString(conf.resolve("yarn-site.xml"), """
-                <configuration><property>
-                  <name>mapreduce.shuffle.tipc.service.type</name><value>19000</value>
-                </property></configuration>
-                """);
+        Files.writeString(conf.resolve("yarn-site.xml"), "<configuration><property>\n"
+                + "  <name>mapreduce.shuffle.tipc.service.type</name><value>19000</value>\n"
+                + "</property></configuration>\n");
         Run r = launch(Map.of("HADOOP_CLASSPATH", System.getProperty("java.class.path"),
                 "HADOOP_CONF_DIR", conf.toString()), "doctor", "--json");
         JsonNode report = new ObjectMapper().readTree(r.out());

@@ -4,11 +4,13 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.junit.jupiter.api.Test;
 
+import java.io.DataInputStream;
 import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +19,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
+import static io.hadooptipc.dist.UnpackedTarball.NAME;
 import static io.hadooptipc.dist.UnpackedTarball.VERSION;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,9 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What `mvn package` puts in hadoop-tipc-<version>.tar.gz, unpacked. */
+/** What `mvn package` puts in hadoop-tipc-<version>.tar.gz (-hadoop-3.4.tar.gz under -Phadoop-3.4), unpacked. */
 class TarballIT {
-    static final String LIB = "/opt/hadoop-tipc-" + VERSION + "/lib/*";
+    static final String LIB = "/opt/" + NAME + "/lib/*";
 
     @Test
     void layoutIsExactlyWhatTheOperatorInstalls() throws Exception {
@@ -57,11 +60,37 @@ class TarballIT {
         }
     }
 
+    /**
+     * Every class Hadoop's JVMs load from lib/ is of the oldest Java its Hadoop line runs on (Java 8 for
+     * 3.4, 17 for 3.5): a newer one fails to load there with UnsupportedClassVersionError.
+     */
+    @Test
+    void ourClassesLoadOnTheOldestJavaOfTheirHadoopLine() throws Exception {
+        int major = 44 + Integer.parseInt(System.getProperty("dist.java.release"));
+        Path lib = UnpackedTarball.home().resolve("lib");
+        int classes = 0;
+        for (String jarName : List.of("hadoop-tipc-shuffle-", "tipc-jni-", "hdfs-storage-policy-tools-")) {
+            try (JarFile jar = new JarFile(lib.resolve(jarName + VERSION + ".jar").toFile())) {
+                for (JarEntry e : Collections.list(jar.entries())) {
+                    if (e.getName().endsWith(".class")) {
+                        try (DataInputStream in = new DataInputStream(jar.getInputStream(e))) {
+                            in.readInt(); // magic
+                            in.readUnsignedShort(); // minor version
+                            assertEquals(major, in.readUnsignedShort(), jarName + VERSION + ".jar!" + e.getName());
+                        }
+                        classes++;
+                    }
+                }
+            }
+        }
+        assertTrue(classes > 50, "only " + classes + " classes");
+    }
+
     @Test
     void reduceTasksLoadTheUnpackedLibraryWithStocksAdminOptionsKept() throws Exception {
         String opts = snippet("mapred-site.xml").get(MRJobConfig.MAPRED_REDUCE_ADMIN_JAVA_OPTS);
         assertTrue(opts.startsWith(MRJobConfig.DEFAULT_MAPRED_ADMIN_JAVA_OPTS.strip() + " "), opts);
-        assertTrue(opts.endsWith(" -Dhadooptipc.native.library=/opt/hadoop-tipc-" + VERSION
+        assertTrue(opts.endsWith(" -Dhadooptipc.native.library=/opt/" + NAME
                 + "/lib/native/libhadooptipc.so"), opts);
     }
 
@@ -72,7 +101,7 @@ class TarballIT {
                 "etc/hadoop-tipc/hdfs-site.xml")) {
             String text = Files.readString(home.resolve(f));
             assertFalse(text.contains("${"), f + " has an unfiltered property");
-            assertTrue(text.contains("/opt/hadoop-tipc-" + VERSION + "/lib/*"), f);
+            assertTrue(text.contains("/opt/" + NAME + "/lib/*"), f);
         }
     }
 

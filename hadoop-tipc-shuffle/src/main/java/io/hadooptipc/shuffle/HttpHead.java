@@ -1,6 +1,5 @@
 package io.hadooptipc.shuffle;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -64,7 +63,7 @@ public final class HttpHead {
             if (colon <= 0 || !isToken(line.substring(0, colon))) {
                 throw new MalformedHttpException("bad header line " + (i + 1));
             }
-            String value = line.substring(colon + 1).strip();
+            String value = line.substring(colon + 1).trim();
             if (hasControl(value)) {
                 throw new MalformedHttpException("control character in header " + line.substring(0, colon));
             }
@@ -102,15 +101,13 @@ public final class HttpHead {
     }
 
     public byte[] encode() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        out.writeBytes((startLine + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        StringBuilder head = new StringBuilder(256).append(startLine).append("\r\n");
         for (Map.Entry<String, List<String>> field : fields.entrySet()) {
             for (String value : field.getValue()) {
-                out.writeBytes((field.getKey() + ": " + value + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                head.append(field.getKey()).append(": ").append(value).append("\r\n");
             }
         }
-        out.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
-        return out.toByteArray();
+        return head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     @Override
@@ -170,7 +167,7 @@ public final class HttpHead {
             }
             Map<String, List<String>> copy = new LinkedHashMap<>();
             for (Map.Entry<String, List<String>> field : fields.entrySet()) {
-                copy.put(field.getKey(), List.copyOf(field.getValue()));
+                copy.put(field.getKey(), Collections.unmodifiableList(new ArrayList<>(field.getValue())));
             }
             return new HttpHead(startLine, copy);
         }

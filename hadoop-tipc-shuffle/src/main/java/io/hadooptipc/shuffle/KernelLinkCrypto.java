@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 
 /**
  * What the running kernel shows about TIPC link encryption (TIPC's AEAD, {@code tipc node set key}).
@@ -16,7 +17,7 @@ import java.nio.file.Path;
  * only, and the crypto statistics go to the kernel log on a root-only sysctl write.
  */
 public final class KernelLinkCrypto {
-    public static final Path KALLSYMS = Path.of("/proc/kallsyms");
+    public static final Path KALLSYMS = Paths.get("/proc/kallsyms");
     /** Receives every encrypted TIPC frame; in crypto.h, so never inlined away. */
     static final String CRYPTO_FUNCTION = "tipc_crypto_rcv";
 

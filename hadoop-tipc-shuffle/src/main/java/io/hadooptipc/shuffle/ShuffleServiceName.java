@@ -7,10 +7,14 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The TIPC name of one NodeManager's shuffle service, derived from what a reducer
@@ -20,16 +24,21 @@ import java.util.Set;
  * someone else already holds, and every response names the server that sent it
  * ({@link TipcShuffleConfig#SERVER_HEADER}) for the fetcher to check.
  */
-public record ShuffleServiceName(InetAddress address, int port) {
+public final class ShuffleServiceName {
+    private final InetAddress address;
+    private final int port;
+
     private static final int FNV_OFFSET = 0x811c9dc5;
     private static final int FNV_PRIME = 0x01000193;
 
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
-    public ShuffleServiceName {
+    public ShuffleServiceName(InetAddress address, int port) {
         if (port < 0 || port > 0xffff) {
             throw new IllegalArgumentException("port out of range: " + port);
         }
+        this.address = address;
+        this.port = port;
     }
 
     /**
@@ -47,7 +56,8 @@ public record ShuffleServiceName(InetAddress address, int port) {
      */
     public static List<ShuffleServiceName> ofThisHost(int port) throws SocketException {
         Set<ShuffleServiceName> names = new LinkedHashSet<>();
-        for (NetworkInterface nic : NetworkInterface.networkInterfaces().toList()) {
+        Enumeration<NetworkInterface> nics = NetworkInterface.getNetworkInterfaces();
+        for (NetworkInterface nic : nics == null ? Collections.<NetworkInterface>emptyList() : Collections.list(nics)) {
             try {
                 if (!nic.isUp()) {
                     continue;
@@ -55,13 +65,13 @@ public record ShuffleServiceName(InetAddress address, int port) {
             } catch (SocketException e) { // listed, then gone (or listed from another network namespace)
                 continue;
             }
-            for (InetAddress a : nic.inetAddresses().toList()) {
+            for (InetAddress a : Collections.list(nic.getInetAddresses())) {
                 if (!(a instanceof Inet6Address && a.isLinkLocalAddress())) {
                     names.add(of(a, port));
                 }
             }
         }
-        return List.copyOf(names);
+        return Collections.unmodifiableList(new ArrayList<>(names));
     }
 
     public int instance() {
@@ -87,7 +97,11 @@ public record ShuffleServiceName(InetAddress address, int port) {
     // and fetchers hash names from their first fetch on.
     @Override
     public boolean equals(Object o) {
-        return o instanceof ShuffleServiceName n && port == n.port && Objects.equals(address, n.address);
+        if (!(o instanceof ShuffleServiceName)) {
+            return false;
+        }
+        ShuffleServiceName n = (ShuffleServiceName) o;
+        return port == n.port && Objects.equals(address, n.address);
     }
 
     @Override
@@ -100,5 +114,13 @@ public record ShuffleServiceName(InetAddress address, int port) {
     public String toString() {
         String host = address.getHostAddress();
         return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    public InetAddress address() {
+        return address;
+    }
+
+    public int port() {
+        return port;
     }
 }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /** Shuffle requests and responses as HTTP heads ({@link HttpHead}) on a raw connection, for tests. */
 public final class ShuffleHttp {
@@ -55,7 +56,54 @@ public final class ShuffleHttp {
     }
 
     /** A whole response: its head and, for 200, its frames; otherwise its text body. */
-    public record Response(HttpHead head, int status, List<ShuffleWire.Frame> frames, String text) {
+    public static final class Response {
+        private final HttpHead head;
+        private final int status;
+        private final List<ShuffleWire.Frame> frames;
+        private final String text;
+
+        public Response(HttpHead head, int status, List<ShuffleWire.Frame> frames, String text) {
+            this.head = head;
+            this.status = status;
+            this.frames = frames;
+            this.text = text;
+        }
+
+        public HttpHead head() {
+            return head;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        public List<ShuffleWire.Frame> frames() {
+            return frames;
+        }
+
+        public String text() {
+            return text;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Response)) {
+                return false;
+            }
+            Response that = (Response) o;
+            return Objects.equals(head, that.head) && status == that.status && Objects.equals(frames, that.frames)
+                    && Objects.equals(text, that.text);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(head, status, frames, text);
+        }
+
+        @Override
+        public String toString() {
+            return "Response[head=" + head + ", status=" + status + ", frames=" + frames + ", text=" + text + "]";
+        }
     }
 
     public static Response parse(byte[] bytes) throws IOException {

@@ -32,11 +32,14 @@ public final class Settings {
 
     public static boolean bool(Configuration conf, String key) {
         String v = required(conf, key).toLowerCase(Locale.ROOT);
-        return switch (v) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw bad(key, v, "true or false");
-        };
+        switch (v) {
+            case "true":
+                return true;
+            case "false":
+                return false;
+            default:
+                throw bad(key, v, "true or false");
+        }
     }
 
     public static long positiveLong(Configuration conf, String key) {

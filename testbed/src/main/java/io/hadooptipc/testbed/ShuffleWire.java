@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.crypto.SecretKey;
+import java.util.Objects;
 
 /** Shuffle URLs, hashes and response bodies as a reducer and a NodeManager write and read them, for tests and benchmarks. */
 public final class ShuffleWire {
@@ -76,7 +77,54 @@ public final class ShuffleWire {
     }
 
     /** One map output as framed in a response body. */
-    public record Frame(String mapId, long rawLength, int reduce, byte[] data) {
+    public static final class Frame {
+        private final String mapId;
+        private final long rawLength;
+        private final int reduce;
+        private final byte[] data;
+
+        public Frame(String mapId, long rawLength, int reduce, byte[] data) {
+            this.mapId = mapId;
+            this.rawLength = rawLength;
+            this.reduce = reduce;
+            this.data = data;
+        }
+
+        public String mapId() {
+            return mapId;
+        }
+
+        public long rawLength() {
+            return rawLength;
+        }
+
+        public int reduce() {
+            return reduce;
+        }
+
+        public byte[] data() {
+            return data;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Frame)) {
+                return false;
+            }
+            Frame that = (Frame) o;
+            return Objects.equals(mapId, that.mapId) && rawLength == that.rawLength && reduce == that.reduce
+                    && Objects.equals(data, that.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(mapId, rawLength, reduce, data);
+        }
+
+        @Override
+        public String toString() {
+            return "Frame[mapId=" + mapId + ", rawLength=" + rawLength + ", reduce=" + reduce + ", data=" + data + "]";
+        }
     }
 
     /** The map outputs of a 200 response's body, to its end. */

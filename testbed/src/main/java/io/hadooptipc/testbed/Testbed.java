@@ -82,7 +82,8 @@ public final class Testbed {
         try {
             return f.get(5, TimeUnit.MINUTES);
         } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof Exception cause) {
+            if (e.getCause() instanceof Exception) {
+                Exception cause = (Exception) e.getCause();
                 throw cause;
             }
             throw e;

@@ -30,13 +30,20 @@ final class LibraryCopy {
     private LibraryCopy() {
     }
 
+    private static void copy(InputStream in, OutputStream out) throws IOException {
+        byte[] buffer = new byte[64 * 1024];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            out.write(buffer, 0, n);
+        }
+    }
+
     /** Copies {@code library} to a new file in {@code dir}; the caller deletes it once loaded. */
     static Path create(InputStream library, Path dir) throws IOException {
         for (int attempt = 1; ; attempt++) {
             Path copy = dir.resolve("libhadooptipc-" + Long.toHexString(System.nanoTime()) + ".so");
             try (OutputStream out = Channels.newOutputStream(Files.newByteChannel(copy, CREATE_NEW, OWNER_ONLY))) {
                 try {
-                    library.transferTo(out);
+                    copy(library, out);
                 } catch (IOException e) {
                     Files.deleteIfExists(copy);
                     throw e;

@@ -35,9 +35,11 @@ final class Sockaddr {
     private static byte[] encode(TipcAddress address, byte scope) {
         ByteBuffer b = ByteBuffer.allocate(SIZE).order(ByteOrder.nativeOrder());
         b.putShort((short) TipcNative.AF_TIPC);
-        if (address instanceof TipcServiceAddress s) {
+        if (address instanceof TipcServiceAddress) {
+            TipcServiceAddress s = (TipcServiceAddress) address;
             b.put(SERVICE_ADDR).put(scope).putInt(s.type()).putInt(s.instance()).putInt(s.lookupDomain());
-        } else if (address instanceof TipcServiceRange r) {
+        } else if (address instanceof TipcServiceRange) {
+            TipcServiceRange r = (TipcServiceRange) address;
             b.put(SERVICE_RANGE).put(scope).putInt(r.type()).putInt(r.lower()).putInt(r.upper());
         } else {
             TipcSocketAddress id = (TipcSocketAddress) address;
@@ -57,11 +59,15 @@ final class Sockaddr {
         int a = b.getInt();
         int c = b.getInt();
         int d = b.getInt();
-        return switch (type) {
-            case SOCKET_ADDR -> TipcSocketAddress.of(a, c);
-            case SERVICE_ADDR -> TipcServiceAddress.of(a, c).onNode(d);
-            case SERVICE_RANGE -> TipcServiceRange.of(a, c, d);
-            default -> throw new IllegalArgumentException("unknown sockaddr_tipc addrtype " + type);
-        };
+        switch (type) {
+            case SOCKET_ADDR:
+                return TipcSocketAddress.of(a, c);
+            case SERVICE_ADDR:
+                return TipcServiceAddress.of(a, c).onNode(d);
+            case SERVICE_RANGE:
+                return TipcServiceRange.of(a, c, d);
+            default:
+                throw new IllegalArgumentException("unknown sockaddr_tipc addrtype " + type);
+        }
     }
 }

@@ -8,8 +8,7 @@ import java.net.SocketAddress;
  * a range of instances (for binding and subscriptions), and a
  * {@link TipcSocketAddress} one particular socket on one particular node.
  */
-public abstract sealed class TipcAddress extends SocketAddress
-        permits TipcServiceAddress, TipcServiceRange, TipcSocketAddress {
+public abstract class TipcAddress extends SocketAddress {
     private static final long serialVersionUID = 1L;
 
     /** Service types below this value are reserved for TIPC itself. */

@@ -1,8 +1,6 @@
 package io.hadooptipc.tipc;
 
 import java.io.IOException;
-import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
@@ -11,6 +9,7 @@ import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.IllegalBlockingModeException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntSupplier;
@@ -20,27 +19,26 @@ import java.util.function.IntSupplier;
  * mode, socket options and registration with a {@link TipcSelector}. Any thread may
  * close a channel while others are inside calls on it (see {@link #close()}).
  */
-public abstract sealed class TipcChannel implements Channel
-        permits TipcSocketChannel, TipcServerSocketChannel, TipcDatagramChannel, TipcTopologyChannel {
+public abstract class TipcChannel implements Channel {
 
     /** Heap buffers are copied through a direct buffer of at most this size per call. */
     private static final int MAX_TEMP_BUFFER = 256 * 1024;
     private static final ThreadLocal<ByteBuffer> TEMP = new ThreadLocal<>();
-    /** Closes the sockets of channels nobody closed before dropping them. */
-    private static final Cleaner CLEANER = Cleaner.create();
-
     /** The descriptor number: pass it to a system call only between {@link #begin()} and {@link #end()}. */
     final int fd;
     private final DescriptorState state;
-    private final Cleaner.Cleanable cleanable;
+    /** Closes the socket if this channel is dropped unclosed. */
+    private final DroppedChannelCloser.Registration cleanable;
     private volatile boolean blocking = true;
+    /** Written after each call: see {@link #end()}. */
+    private volatile boolean callEnded;
     /** Keys of selectors this channel is registered with; each holds a call in flight on the descriptor. */
     private final List<TipcSelectionKey> keys = new ArrayList<>(1);
 
     TipcChannel(int fd) {
         this.fd = fd;
         this.state = new DescriptorState(new CloseDescriptor(fd));
-        this.cleanable = CLEANER.register(this, new ShutdownAndClose(state, fd));
+        this.cleanable = DroppedChannelCloser.register(this, new ShutdownAndClose(state, fd));
     }
 
     // Named classes rather than lambdas here and below: a fresh JVM spins a class per lambda at its
@@ -61,7 +59,7 @@ public abstract sealed class TipcChannel implements Channel
     }
 
     /**
-     * What the cleaner of a dropped channel does to the socket, as {@link #close()} does. Holds no
+     * What the closer of a dropped channel does to the socket, as {@link #close()} does. Holds no
      * reference to the channel, or the channel would never become unreachable.
      */
     private static final class ShutdownAndClose implements Runnable {
@@ -117,7 +115,9 @@ public abstract sealed class TipcChannel implements Channel
     /** Counts a call out; the last call out of a closed channel closes the descriptor. */
     final void end() {
         state.exit();
-        Reference.reachabilityFence(this);
+        // A volatile write to this channel keeps it reachable until the call is out, so its
+        // closer cannot shut the socket down under a call (Reference.reachabilityFence from Java 9).
+        callEnded = true;
     }
 
     /** A call's result was no progress: if another thread closed the channel meanwhile, says so instead. */
@@ -245,7 +245,7 @@ public abstract sealed class TipcChannel implements Channel
             if (!state.closeAndEnter()) {
                 return;
             }
-            registered = List.copyOf(keys);
+            registered = Collections.unmodifiableList(new ArrayList<>(keys));
         }
         int closed;
         try {
@@ -255,7 +255,7 @@ public abstract sealed class TipcChannel implements Channel
             TipcNative.shutdown(fd, TipcNative.SHUT_RDWR);
         } finally {
             closed = state.exit();
-            cleanable.clean();
+            cleanable.run();
         }
         check("close", null, closed);
     }
@@ -267,7 +267,7 @@ public abstract sealed class TipcChannel implements Channel
                 throw new IllegalStateException(this + " is closed, registered with a selector or in a call");
             }
         }
-        cleanable.clean(); // its action finds the state closed and does nothing
+        cleanable.run(); // its action finds the state closed and does nothing
     }
 
     @Override
@@ -330,7 +330,8 @@ public abstract sealed class TipcChannel implements Channel
             if (direct == dst) {
                 dst.position(dst.position() + n);
             } else {
-                dst.put(direct.limit(n));
+                direct.limit(n);
+                dst.put(direct);
             }
         }
         return n;
@@ -342,7 +343,10 @@ public abstract sealed class TipcChannel implements Channel
             return src;
         }
         ByteBuffer direct = temp(src.remaining());
-        return direct.put(src.duplicate().limit(src.position() + direct.remaining())).flip();
+        ByteBuffer first = src.duplicate();
+        first.limit(src.position() + direct.remaining());
+        direct.put(first).flip();
+        return direct;
     }
 
     /** Accounts for a write of {@code n} bytes (or -errno) from {@code src}; returns n. */
@@ -360,6 +364,7 @@ public abstract sealed class TipcChannel implements Channel
             b = ByteBuffer.allocateDirect(Math.max(size, 16 * 1024));
             TEMP.set(b);
         }
-        return b.clear().limit(size);
+        b.clear().limit(size);
+        return b;
     }
 }

@@ -2,6 +2,7 @@ package io.hadooptipc.tipc;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,31 +27,52 @@ public class TipcException extends IOException {
     public static final int EHOSTUNREACH = 113;
     public static final int EINPROGRESS = 115;
 
-    private static final Map<Integer, String> NAMES = Map.ofEntries(
-            Map.entry(1, "EPERM"), Map.entry(EINTR, "EINTR"), Map.entry(9, "EBADF"),
-            Map.entry(EAGAIN, "EAGAIN"), Map.entry(12, "ENOMEM"), Map.entry(13, "EACCES"),
-            Map.entry(EINVAL, "EINVAL"), Map.entry(24, "EMFILE"), Map.entry(EPIPE, "EPIPE"),
-            Map.entry(88, "ENOTSOCK"), Map.entry(EMSGSIZE, "EMSGSIZE"), Map.entry(92, "ENOPROTOOPT"),
-            Map.entry(93, "EPROTONOSUPPORT"), Map.entry(94, "ESOCKTNOSUPPORT"), Map.entry(95, "EOPNOTSUPP"),
-            Map.entry(EAFNOSUPPORT, "EAFNOSUPPORT"), Map.entry(EADDRINUSE, "EADDRINUSE"),
-            Map.entry(99, "EADDRNOTAVAIL"), Map.entry(100, "ENETDOWN"), Map.entry(101, "ENETUNREACH"),
-            Map.entry(103, "ECONNABORTED"), Map.entry(ECONNRESET, "ECONNRESET"), Map.entry(105, "ENOBUFS"),
-            Map.entry(106, "EISCONN"), Map.entry(ENOTCONN, "ENOTCONN"), Map.entry(ETIMEDOUT, "ETIMEDOUT"),
-            Map.entry(ECONNREFUSED, "ECONNREFUSED"), Map.entry(112, "EHOSTDOWN"),
-            Map.entry(EHOSTUNREACH, "EHOSTUNREACH"), Map.entry(114, "EALREADY"),
-            Map.entry(EINPROGRESS, "EINPROGRESS"));
+    private static final Map<Integer, String> NAMES = new HashMap<>();
+    private static final Map<Integer, String> TIPC_MEANING = new HashMap<>();
 
-    private static final Map<Integer, String> TIPC_MEANING = Map.of(
-            EAFNOSUPPORT, "the running kernel has no AF_TIPC; load it with `modprobe tipc`"
-                    + " (needs a kernel built with CONFIG_TIPC)",
-            EHOSTUNREACH, "no socket bound to that service is reachable: not bound yet,"
-                    + " or its node has no TIPC link to this one",
-            ECONNREFUSED, "the peer socket refused or no longer accepts connections",
-            ECONNRESET, "the peer closed the connection, or the TIPC link to its node went down",
-            EPIPE, "the connection is gone: the peer closed it or the TIPC link to its node went down",
-            ETIMEDOUT, "no answer within the connect timeout (TipcSocketOptions.CONNECT_TIMEOUT)",
-            EMSGSIZE, "a TIPC message carries at most " + Tipc.MAX_MESSAGE_SIZE + " bytes",
-            EADDRINUSE, "this socket already binds that name");
+    static {
+        NAMES.put(1, "EPERM");
+        NAMES.put(EINTR, "EINTR");
+        NAMES.put(9, "EBADF");
+        NAMES.put(EAGAIN, "EAGAIN");
+        NAMES.put(12, "ENOMEM");
+        NAMES.put(13, "EACCES");
+        NAMES.put(EINVAL, "EINVAL");
+        NAMES.put(24, "EMFILE");
+        NAMES.put(EPIPE, "EPIPE");
+        NAMES.put(88, "ENOTSOCK");
+        NAMES.put(EMSGSIZE, "EMSGSIZE");
+        NAMES.put(92, "ENOPROTOOPT");
+        NAMES.put(93, "EPROTONOSUPPORT");
+        NAMES.put(94, "ESOCKTNOSUPPORT");
+        NAMES.put(95, "EOPNOTSUPP");
+        NAMES.put(EAFNOSUPPORT, "EAFNOSUPPORT");
+        NAMES.put(EADDRINUSE, "EADDRINUSE");
+        NAMES.put(99, "EADDRNOTAVAIL");
+        NAMES.put(100, "ENETDOWN");
+        NAMES.put(101, "ENETUNREACH");
+        NAMES.put(103, "ECONNABORTED");
+        NAMES.put(ECONNRESET, "ECONNRESET");
+        NAMES.put(105, "ENOBUFS");
+        NAMES.put(106, "EISCONN");
+        NAMES.put(ENOTCONN, "ENOTCONN");
+        NAMES.put(ETIMEDOUT, "ETIMEDOUT");
+        NAMES.put(ECONNREFUSED, "ECONNREFUSED");
+        NAMES.put(112, "EHOSTDOWN");
+        NAMES.put(EHOSTUNREACH, "EHOSTUNREACH");
+        NAMES.put(114, "EALREADY");
+        NAMES.put(EINPROGRESS, "EINPROGRESS");
+        TIPC_MEANING.put(EAFNOSUPPORT, "the running kernel has no AF_TIPC; load it with `modprobe tipc`"
+                + " (needs a kernel built with CONFIG_TIPC)");
+        TIPC_MEANING.put(EHOSTUNREACH, "no socket bound to that service is reachable: not bound yet,"
+                + " or its node has no TIPC link to this one");
+        TIPC_MEANING.put(ECONNREFUSED, "the peer socket refused or no longer accepts connections");
+        TIPC_MEANING.put(ECONNRESET, "the peer closed the connection, or the TIPC link to its node went down");
+        TIPC_MEANING.put(EPIPE, "the connection is gone: the peer closed it or the TIPC link to its node went down");
+        TIPC_MEANING.put(ETIMEDOUT, "no answer within the connect timeout (TipcSocketOptions.CONNECT_TIMEOUT)");
+        TIPC_MEANING.put(EMSGSIZE, "a TIPC message carries at most " + Tipc.MAX_MESSAGE_SIZE + " bytes");
+        TIPC_MEANING.put(EADDRINUSE, "this socket already binds that name");
+    }
 
     private final String call;
     private final transient SocketAddress address;

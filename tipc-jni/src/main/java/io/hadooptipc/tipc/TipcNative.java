@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 
 /**
  * The JNI shim: one static method per system call. Every int/long result is the
@@ -70,7 +71,7 @@ final class TipcNative {
         try {
             String override = System.getProperty(LIBRARY_PATH_PROPERTY);
             if (override != null) {
-                loadAndRegister(Path.of(override).toAbsolutePath());
+                loadAndRegister(Paths.get(override).toAbsolutePath());
                 return null;
             }
             if (!"Linux".equals(System.getProperty("os.name"))
@@ -82,7 +83,7 @@ final class TipcNative {
                 if (in == null) {
                     return new UnsatisfiedLinkError(LIBRARY + " is missing from the classpath");
                 }
-                Path copy = LibraryCopy.create(in, Path.of(System.getProperty("java.io.tmpdir")));
+                Path copy = LibraryCopy.create(in, Paths.get(System.getProperty("java.io.tmpdir")));
                 try {
                     loadAndRegister(copy);
                 } finally {

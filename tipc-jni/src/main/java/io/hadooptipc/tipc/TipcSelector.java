@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Queue;
@@ -147,7 +148,7 @@ public final class TipcSelector implements Closeable {
     }
 
     public Set<TipcSelectionKey> keys() {
-        return Set.copyOf(keysByFd.values());
+        return Collections.unmodifiableSet(new HashSet<>(keysByFd.values()));
     }
 
     /** Makes a blocked {@link #select} return at once (or the next one, if none is blocked); callable from any thread. */

@@ -41,8 +41,11 @@ public final class TipcServiceAddress extends TipcAddress {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TipcServiceAddress a
-                && a.type == type && a.instance == instance && a.lookupDomain == lookupDomain;
+        if (!(o instanceof TipcServiceAddress)) {
+            return false;
+        }
+        TipcServiceAddress a = (TipcServiceAddress) o;
+        return a.type == type && a.instance == instance && a.lookupDomain == lookupDomain;
     }
 
     @Override

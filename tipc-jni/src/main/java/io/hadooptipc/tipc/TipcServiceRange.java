@@ -49,7 +49,11 @@ public final class TipcServiceRange extends TipcAddress {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TipcServiceRange r && r.type == type && r.lower == lower && r.upper == upper;
+        if (!(o instanceof TipcServiceRange)) {
+            return false;
+        }
+        TipcServiceRange r = (TipcServiceRange) o;
+        return r.type == type && r.lower == lower && r.upper == upper;
     }
 
     @Override

@@ -26,7 +26,11 @@ public final class TipcSocketAddress extends TipcAddress {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TipcSocketAddress a && a.ref == ref && a.node == node;
+        if (!(o instanceof TipcSocketAddress)) {
+            return false;
+        }
+        TipcSocketAddress a = (TipcSocketAddress) o;
+        return a.ref == ref && a.node == node;
     }
 
     @Override

@@ -3,6 +3,10 @@ package io.hadooptipc.tipc;
 import java.io.IOException;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -38,24 +42,63 @@ public final class TipcSocketOptions {
     public static final int CRITICAL_IMPORTANCE = 3;
 
     /** An option as setsockopt(2) names it: its level and its number there. */
-    public record Native(int level, int name) {
+    public static final class Native {
+        private final int level;
+        private final int name;
+
+        public Native(int level, int name) {
+            this.level = level;
+            this.name = name;
+        }
+
+        public int level() {
+            return level;
+        }
+
+        public int name() {
+            return name;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Native)) {
+                return false;
+            }
+            Native n = (Native) o;
+            return level == n.level && name == n.name;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * level + name;
+        }
+
+        @Override
+        public String toString() {
+            return "Native[level=" + level + ", name=" + name + "]";
+        }
     }
 
-    private static final Map<SocketOption<?>, Native> NATIVE = Map.of(
-            IMPORTANCE, new Native(TipcNative.SOL_TIPC, 127),
-            SRC_DROPPABLE, new Native(TipcNative.SOL_TIPC, 128),
-            DEST_DROPPABLE, new Native(TipcNative.SOL_TIPC, 129),
-            CONNECT_TIMEOUT, new Native(TipcNative.SOL_TIPC, 130),
-            RECEIVE_QUEUE_DEPTH, new Native(TipcNative.SOL_TIPC, 132),
-            NODELAY, new Native(TipcNative.SOL_TIPC, 138),
-            StandardSocketOptions.SO_SNDBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_SNDBUF),
-            StandardSocketOptions.SO_RCVBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVBUF),
-            READ_TIMEOUT, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVTIMEO),
-            WRITE_TIMEOUT, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_SNDTIMEO));
-    /** Options whose value the kernel takes as a struct timeval of milliseconds, not an int. */
-    private static final Set<SocketOption<?>> TIMEOUTS = Set.of(READ_TIMEOUT, WRITE_TIMEOUT);
+    private static final Map<SocketOption<?>, Native> NATIVE = new HashMap<>();
 
-    static final Set<SocketOption<?>> SUPPORTED = NATIVE.keySet();
+    static {
+        NATIVE.put(IMPORTANCE, new Native(TipcNative.SOL_TIPC, 127));
+        NATIVE.put(SRC_DROPPABLE, new Native(TipcNative.SOL_TIPC, 128));
+        NATIVE.put(DEST_DROPPABLE, new Native(TipcNative.SOL_TIPC, 129));
+        NATIVE.put(CONNECT_TIMEOUT, new Native(TipcNative.SOL_TIPC, 130));
+        NATIVE.put(RECEIVE_QUEUE_DEPTH, new Native(TipcNative.SOL_TIPC, 132));
+        NATIVE.put(NODELAY, new Native(TipcNative.SOL_TIPC, 138));
+        NATIVE.put(StandardSocketOptions.SO_SNDBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_SNDBUF));
+        NATIVE.put(StandardSocketOptions.SO_RCVBUF, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVBUF));
+        NATIVE.put(READ_TIMEOUT, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_RCVTIMEO));
+        NATIVE.put(WRITE_TIMEOUT, new Native(TipcNative.SOL_SOCKET, TipcNative.SO_SNDTIMEO));
+    }
+
+    /** Options whose value the kernel takes as a struct timeval of milliseconds, not an int. */
+    private static final Set<SocketOption<?>> TIMEOUTS =
+            Collections.unmodifiableSet(new HashSet<SocketOption<?>>(Arrays.asList(READ_TIMEOUT, WRITE_TIMEOUT)));
+
+    static final Set<SocketOption<?>> SUPPORTED = Collections.unmodifiableSet(NATIVE.keySet());
 
     private TipcSocketOptions() {
     }
@@ -65,7 +108,7 @@ public final class TipcSocketOptions {
         if (value == null) {
             throw new IllegalArgumentException(option.name() + " cannot be null");
         }
-        int raw = value instanceof Boolean b ? (b ? 1 : 0) : (Integer) value;
+        int raw = value instanceof Boolean ? ((Boolean) value ? 1 : 0) : (Integer) value;
         if (TIMEOUTS.contains(option) && raw < 0) {
             throw new IllegalArgumentException(option.name() + " must not be negative: " + raw);
         }

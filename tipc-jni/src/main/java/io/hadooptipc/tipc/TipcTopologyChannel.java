@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
+import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -48,7 +50,55 @@ public final class TipcTopologyChannel extends TipcChannel {
     }
 
     /** A subscription made on this channel. */
-    public record Subscription(long handle, TipcServiceRange range, Mode mode, Duration timeout) {
+    public static final class Subscription {
+        private final long handle;
+        private final TipcServiceRange range;
+        private final Mode mode;
+        private final Duration timeout;
+
+        public Subscription(long handle, TipcServiceRange range, Mode mode, Duration timeout) {
+            this.handle = handle;
+            this.range = range;
+            this.mode = mode;
+            this.timeout = timeout;
+        }
+
+        public long handle() {
+            return handle;
+        }
+
+        public TipcServiceRange range() {
+            return range;
+        }
+
+        public Mode mode() {
+            return mode;
+        }
+
+        public Duration timeout() {
+            return timeout;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Subscription)) {
+                return false;
+            }
+            Subscription s = (Subscription) o;
+            return handle == s.handle && Objects.equals(range, s.range) && mode == s.mode
+                    && Objects.equals(timeout, s.timeout);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(handle, range, mode, timeout);
+        }
+
+        @Override
+        public String toString() {
+            return "Subscription[handle=" + handle + ", range=" + range + ", mode=" + mode + ", timeout=" + timeout
+                    + "]";
+        }
     }
 
     private TipcTopologyChannel(int fd) {
@@ -145,7 +195,7 @@ public final class TipcTopologyChannel extends TipcChannel {
 
     /** The subscriptions in force: made, and neither cancelled nor ended by their timeout. */
     public Collection<Subscription> subscriptions() {
-        return List.copyOf(subscriptions.values());
+        return Collections.unmodifiableList(new ArrayList<>(subscriptions.values()));
     }
 
     /**

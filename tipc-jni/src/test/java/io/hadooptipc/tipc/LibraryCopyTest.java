@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +44,7 @@ class LibraryCopyTest {
         IOException e = assertThrows(IOException.class, () -> LibraryCopy.create(broken, dir));
         assertEquals("zip entry truncated", e.getMessage());
         try (Stream<Path> left = Files.list(dir)) {
-            assertEquals(List.of(), left.toList());
+            assertEquals(List.of(), left.collect(Collectors.toList()));
         }
     }
 }

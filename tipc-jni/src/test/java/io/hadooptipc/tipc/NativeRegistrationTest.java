@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +45,7 @@ class NativeRegistrationTest {
             System.setProperty("java.io.tmpdir", tmpdir);
         }
         try (Stream<Path> left = Files.list(tmp)) {
-            assertEquals(List.of(), left.toList(), "the library's copy is deleted once loaded");
+            assertEquals(List.of(), left.collect(Collectors.toList()), "the library's copy is deleted once loaded");
         }
         Method strerror = relocated.getDeclaredMethod("strerror", int.class);
         strerror.setAccessible(true);

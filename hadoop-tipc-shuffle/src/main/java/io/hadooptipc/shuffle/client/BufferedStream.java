@@ -19,7 +19,7 @@ final class BufferedStream implements Closeable {
     static final int BUFFER_BYTES = 64 * 1024;
 
     private final ShuffleStream stream;
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).flip(); // unread: position..limit
+    private final ByteBuffer buffer = (ByteBuffer) ByteBuffer.allocateDirect(BUFFER_BYTES).flip(); // unread: position..limit
 
     BufferedStream(ShuffleStream stream) {
         this.stream = stream;

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -84,7 +83,7 @@ final class StreamExchange {
     private static long contentLength(HttpHead head) {
         String value = head.field("Content-Length");
         try {
-            return value == null ? -1 : Math.max(-1, Long.parseLong(value.strip()));
+            return value == null ? -1 : Math.max(-1, Long.parseLong(value.trim()));
         } catch (NumberFormatException e) {
             return -1;
         }
@@ -120,10 +119,10 @@ final class StreamExchange {
         String value = head.field("Keep-Alive");
         if (value != null) {
             for (String parameter : value.split(",")) {
-                String[] kv = parameter.strip().split("=", 2);
-                if (kv.length == 2 && kv[0].strip().equalsIgnoreCase("timeout")) {
+                String[] kv = parameter.trim().split("=", 2);
+                if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("timeout")) {
                     try {
-                        return TimeUnit.SECONDS.toMillis(Math.max(0, Long.parseLong(kv[1].strip())));
+                        return TimeUnit.SECONDS.toMillis(Math.max(0, Long.parseLong(kv[1].trim())));
                     } catch (NumberFormatException e) {
                         break;
                     }
@@ -172,7 +171,7 @@ final class StreamExchange {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
+            TransferBody.checkRange(b, off, len);
             if (len == 0) {
                 return 0;
             }

@@ -7,19 +7,29 @@ import java.net.URLConnection;
  * the server's next bytes, and for the server to take more of ours. Milliseconds; 0
  * waits forever, as for {@link URLConnection}.
  */
-record Timeouts(int connectMillis, int readMillis, int writeMillis) {
+final class Timeouts {
+    private final int connectMillis;
+    private final int readMillis;
+    private final int writeMillis;
 
-    Timeouts {
+    Timeouts(int connectMillis, int readMillis, int writeMillis) {
         if (connectMillis < 0 || readMillis < 0 || writeMillis < 0) {
             throw new IllegalArgumentException("negative timeout: " + connectMillis + "/" + readMillis + "/" + writeMillis);
         }
+        this.connectMillis = connectMillis;
+        this.readMillis = readMillis;
+        this.writeMillis = writeMillis;
     }
 
     // Written out, as the record would generate them, for the reason ShuffleServiceName's are: StreamPool
     // compares timeouts on every reuse.
     @Override
     public boolean equals(Object o) {
-        return o instanceof Timeouts t && connectMillis == t.connectMillis && readMillis == t.readMillis
+        if (!(o instanceof Timeouts)) {
+            return false;
+        }
+        Timeouts t = (Timeouts) o;
+        return connectMillis == t.connectMillis && readMillis == t.readMillis
                 && writeMillis == t.writeMillis;
     }
 
@@ -41,5 +51,17 @@ record Timeouts(int connectMillis, int readMillis, int writeMillis) {
      */
     static Timeouts of(URLConnection c) {
         return new Timeouts(c.getConnectTimeout(), c.getReadTimeout(), c.getReadTimeout());
+    }
+
+    public int connectMillis() {
+        return connectMillis;
+    }
+
+    public int readMillis() {
+        return readMillis;
+    }
+
+    public int writeMillis() {
+        return writeMillis;
     }
 }

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -97,7 +98,7 @@ final class TipcNameWatch implements NameWatch {
             }
             return;
         }
-        for (ShuffleServiceName name : byInstance.getOrDefault(event.lower(), Set.of())) {
+        for (ShuffleServiceName name : byInstance.getOrDefault(event.lower(), Collections.emptySet())) {
             if (published) {
                 listener.published(name);
             } else {

@@ -4,6 +4,8 @@ import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.EOFException;
+import java.util.Collections;
 import javax.crypto.SecretKey;
 import java.io.IOException;
 import java.io.InputStream;
@@ -92,7 +94,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
         if (tcp != null) {
             return tcp.getHeaderFields();
         }
-        return exchange == null ? Map.of() : exchange.head().fields();
+        return exchange == null ? Collections.emptyMap() : exchange.head().fields();
     }
 
     @Override
@@ -144,7 +146,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
             throw cause;
         }
         InputStream in = c.getInputStream();
-        in.skipNBytes(offset);
+        skipFully(in, offset);
         LOG.warn("{}: TIPC failed after {} bytes ({}); resumed over HTTP/TCP", url.getHost(), offset, cause.toString());
         tcp = c;
         return in;
@@ -160,5 +162,19 @@ final class TipcShuffleConnection extends HttpURLConnection {
             }
         }
         return c;
+    }
+
+    /** Skips exactly {@code n} bytes, as InputStream.skipNBytes does from Java 12. */
+    private static void skipFully(InputStream in, long n) throws IOException {
+        while (n > 0) {
+            long skipped = in.skip(n);
+            if (skipped > 0) {
+                n -= skipped;
+            } else if (in.read() < 0) {
+                throw new EOFException("stream ended " + n + " bytes before the resumed offset");
+            } else {
+                n--;
+            }
+        }
     }
 }

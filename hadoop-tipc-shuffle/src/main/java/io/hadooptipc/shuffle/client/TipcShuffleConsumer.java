@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import javax.crypto.SecretKey;
 
 /**
  * The reduce side: set {@code mapreduce.job.reduce.shuffle.consumer.plugin.class} to
@@ -142,7 +143,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
 
     private List<Fetcher<K, V>> fetchers() throws IOException {
         Map<org.apache.hadoop.mapred.TaskAttemptID, MapOutputFile> localMaps = context.getLocalMapFiles();
-        var shuffleKey = context.getReduceTask().getShuffleSecret();
+        SecretKey shuffleKey = context.getReduceTask().getShuffleSecret();
         List<Fetcher<K, V>> fetchers = new ArrayList<>();
         if (localMaps != null) {
             fetchers.add(ShuffleThreads.localFetcher(jobConf, reduceId, scheduler, merger, reporter, metrics, this,

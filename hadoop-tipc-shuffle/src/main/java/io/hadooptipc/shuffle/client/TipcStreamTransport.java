@@ -8,6 +8,7 @@ import io.hadooptipc.tipc.TipcSocketOptions;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /** Shuffle streams over AF_TIPC: a {@link TipcSocketChannel} to the name's service address. */
 final class TipcStreamTransport implements StreamTransport {
@@ -33,14 +34,24 @@ final class TipcStreamTransport implements StreamTransport {
             return new TipcStream(channel, channel.getPeerAddress().toString(), timeouts);
         } catch (IOException | RuntimeException e) {
             channel.close();
-            if (e instanceof TipcException t && t.errno() == TipcException.EHOSTUNREACH) {
+            if (e instanceof TipcException && ((TipcException) e).errno() == TipcException.EHOSTUNREACH) {
+                TipcException t = (TipcException) e;
                 throw new ServiceNotPublishedException(name, t);
             }
             throw e;
         }
     }
 
-    private record TipcStream(TipcSocketChannel channel, String server, Timeouts timeouts) implements ShuffleStream {
+    private static final class TipcStream implements ShuffleStream {
+        private final TipcSocketChannel channel;
+        private final String server;
+        private final Timeouts timeouts;
+
+        private TipcStream(TipcSocketChannel channel, String server, Timeouts timeouts) {
+            this.channel = channel;
+            this.server = server;
+            this.timeouts = timeouts;
+        }
 
         /** A blocking read returns nothing only when the read timeout passed. */
         @Override
@@ -65,6 +76,38 @@ final class TipcStreamTransport implements StreamTransport {
         @Override
         public void close() throws IOException {
             channel.close();
+        }
+
+        public TipcSocketChannel channel() {
+            return channel;
+        }
+
+        public String server() {
+            return server;
+        }
+
+        public Timeouts timeouts() {
+            return timeouts;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof TipcStream)) {
+                return false;
+            }
+            TipcStream that = (TipcStream) o;
+            return Objects.equals(channel, that.channel) && Objects.equals(server, that.server)
+                    && Objects.equals(timeouts, that.timeouts);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(channel, server, timeouts);
+        }
+
+        @Override
+        public String toString() {
+            return "TipcStream[channel=" + channel + ", server=" + server + ", timeouts=" + timeouts + "]";
         }
     }
 }

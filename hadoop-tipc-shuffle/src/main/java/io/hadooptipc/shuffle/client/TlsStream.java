@@ -67,8 +67,11 @@ final class TlsStream implements ShuffleStream {
         }
         plain.flip();
         int n = Math.min(plain.remaining(), dst.remaining());
-        dst.put(plain.slice(plain.position(), n));
-        plain.position(plain.position() + n).compact();
+        ByteBuffer taken = plain.duplicate();
+        taken.limit(taken.position() + n);
+        dst.put(taken);
+        plain.position(plain.position() + n);
+        plain.compact();
         return n;
     }
 
@@ -95,16 +98,19 @@ final class TlsStream implements ShuffleStream {
     private void handshake() throws IOException {
         for (HandshakeStatus status = engine.getHandshakeStatus(); ; status = engine.getHandshakeStatus()) {
             switch (status) {
-                case NEED_WRAP -> wrap(ByteBuffer.allocate(0));
-                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+                case NEED_WRAP:
+                    wrap(ByteBuffer.allocate(0));
+                    break;
+                case NEED_UNWRAP: // NEED_UNWRAP_AGAIN (Java 9) is DTLS's only
                     if (!unwrap()) {
                         throw new SSLHandshakeException("TLS over TIPC: the server closed the stream in the handshake");
                     }
-                }
-                case NEED_TASK -> runTasks();
-                default -> {
+                    break;
+                case NEED_TASK:
+                    runTasks();
+                    break;
+                default:
                     return; // FINISHED, NOT_HANDSHAKING
-                }
             }
         }
     }
@@ -113,13 +119,15 @@ final class TlsStream implements ShuffleStream {
     private void wrap(ByteBuffer src) throws IOException {
         SSLEngineResult result = engine.wrap(src, toWire);
         switch (result.getStatus()) {
-            case BUFFER_OVERFLOW -> toWire = grow(toWire, engine.getSession().getPacketBufferSize());
-            case CLOSED -> throw new SSLException("TLS over TIPC: the session is closed");
-            default -> {
+            case BUFFER_OVERFLOW:
+                toWire = grow(toWire, engine.getSession().getPacketBufferSize());
+                break;
+            case CLOSED:
+                throw new SSLException("TLS over TIPC: the session is closed");
+            default:
                 toWire.flip();
                 wire.writeFully(toWire);
                 toWire.clear();
-            }
         }
         afterOperation(result);
     }
@@ -135,7 +143,7 @@ final class TlsStream implements ShuffleStream {
             SSLEngineResult result = engine.unwrap(fromWire, plain);
             fromWire.compact();
             switch (result.getStatus()) {
-                case BUFFER_UNDERFLOW -> {
+                case BUFFER_UNDERFLOW:
                     if (!fromWire.hasRemaining()) {
                         fromWire = grow(fromWire, engine.getSession().getPacketBufferSize());
                     }
@@ -144,17 +152,14 @@ final class TlsStream implements ShuffleStream {
                         return false;
                     }
                     continue;
-                }
-                case BUFFER_OVERFLOW -> {
+                case BUFFER_OVERFLOW:
                     plain = grow(plain, engine.getSession().getApplicationBufferSize());
                     continue;
-                }
-                case CLOSED -> {
+                case CLOSED:
                     inboundDone = true;
                     return false;
-                }
-                default -> {
-                }
+                default:
+                    break;
             }
             afterOperation(result);
             return true;
@@ -182,6 +187,7 @@ final class TlsStream implements ShuffleStream {
     /** {@code buffer}, ready to be filled, with room for at least {@code size} more bytes. */
     private static ByteBuffer grow(ByteBuffer buffer, int size) {
         ByteBuffer bigger = ByteBuffer.allocate(buffer.position() + size);
-        return bigger.put(buffer.flip());
+        buffer.flip();
+        return bigger.put(buffer);
     }
 }

@@ -3,7 +3,6 @@ package io.hadooptipc.shuffle.client;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Objects;
 
 /**
  * A response body as the stock fetcher reads it: its Content-Length bytes, counting map
@@ -50,7 +49,7 @@ final class TransferBody extends InputStream {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        Objects.checkFromIndexSize(off, len, b.length);
+        checkRange(b, off, len);
         if (len == 0) {
             return 0;
         }
@@ -87,5 +86,13 @@ final class TransferBody extends InputStream {
     @Override
     public void close() throws IOException {
         in.close();
+    }
+
+    /** What InputStream.read(byte[], int, int) checks of its arguments (Objects.checkFromIndexSize from Java 9). */
+    static void checkRange(byte[] b, int off, int len) {
+        if (off < 0 || len < 0 || len > b.length - off) {
+            throw new IndexOutOfBoundsException("Range [" + off + ", " + off + " + " + len + ") out of bounds for length "
+                    + b.length);
+        }
     }
 }

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URL;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -39,7 +40,48 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
      * been published when the route was given, so that a failure seen after the name
      * came back does not send the host to HTTP/TCP again.
      */
-    record Route(ShuffleServiceName name, Fallback fallback, long publications) {
+    static final class Route {
+        private final ShuffleServiceName name;
+        private final Fallback fallback;
+        private final long publications;
+
+        Route(ShuffleServiceName name, Fallback fallback, long publications) {
+            this.name = name;
+            this.fallback = fallback;
+            this.publications = publications;
+        }
+
+        public ShuffleServiceName name() {
+            return name;
+        }
+
+        public Fallback fallback() {
+            return fallback;
+        }
+
+        public long publications() {
+            return publications;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Route)) {
+                return false;
+            }
+            Route that = (Route) o;
+            return Objects.equals(name, that.name) && Objects.equals(fallback, that.fallback)
+                    && publications == that.publications;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(name, fallback, publications);
+        }
+
+        @Override
+        public String toString() {
+            return "Route[name=" + name + ", fallback=" + fallback + ", publications=" + publications + "]";
+        }
     }
 
     /** A map host's route: TIPC unless {@code tcpBecause} says why not. */

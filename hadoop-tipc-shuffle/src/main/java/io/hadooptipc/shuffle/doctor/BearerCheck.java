@@ -1,9 +1,13 @@
 package io.hadooptipc.shuffle.doctor;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * This node's TIPC bearers, from iproute2's {@code tipc bearer list}: the binding has
@@ -11,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class BearerCheck {
     static final String NAME = "bearers";
-    static final List<String> COMMAND = List.of("tipc", "bearer", "list");
+    static final List<String> COMMAND = Arrays.asList("tipc", "bearer", "list");
 
     private BearerCheck() {
     }
@@ -26,7 +30,7 @@ final class BearerCheck {
         }
         try {
             p.getOutputStream().close();
-            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String output = readAll(p.getInputStream());
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return new Check(NAME, Check.Status.WARN, "`" + String.join(" ", command) + "` did not finish", "");
@@ -38,9 +42,18 @@ final class BearerCheck {
         }
     }
 
+    private static String readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            bytes.write(buffer, 0, n);
+        }
+        return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
+    }
+
     /** The verdict on the tool's exit code and output (one bearer per line, e.g. {@code eth:eth0}). */
     static Check of(int exit, String output, String command) {
-        List<String> lines = output.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        List<String> lines = SystemRoot.linesOf(output).stream().map(String::trim).filter(l -> !l.isEmpty()).collect(Collectors.toList());
         if (exit != 0) {
             return new Check(NAME, Check.Status.WARN, "`" + command + "` failed (exit " + exit + "): "
                     + String.join(" ", lines), "");

@@ -4,6 +4,7 @@ import io.hadooptipc.shuffle.TipcShuffleConfig;
 import org.apache.hadoop.conf.Configuration;
 
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,8 +24,8 @@ public final class Doctor {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        List<String> options = List.of(args);
-        if (!(options.isEmpty() || options.equals(List.of("--json")))) {
+        List<String> options = Arrays.asList(args);
+        if (!(options.isEmpty() || options.equals(Arrays.asList("--json")))) {
             err.println(USAGE);
             return 2;
         }

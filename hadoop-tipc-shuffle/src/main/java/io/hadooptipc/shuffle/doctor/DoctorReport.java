@@ -1,15 +1,20 @@
 package io.hadooptipc.shuffle.doctor;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The doctor's verdict: every check in order, and whether this node is ready to carry
  * the TIPC shuffle (no check failed), as text for people or JSON for scripts.
  */
-public record DoctorReport(List<Check> checks) {
+public final class DoctorReport {
+    private final List<Check> checks;
 
-    public DoctorReport {
-        checks = List.copyOf(checks);
+    public DoctorReport(List<Check> checks) {
+        checks = Collections.unmodifiableList(new ArrayList<>(checks));
+        this.checks = checks;
     }
 
     public boolean ready() {
@@ -50,20 +55,52 @@ public record DoctorReport(List<Check> checks) {
         StringBuilder q = new StringBuilder("\"");
         for (char ch : s.toCharArray()) {
             switch (ch) {
-                case '"' -> q.append("\\\"");
-                case '\\' -> q.append("\\\\");
-                case '\n' -> q.append("\\n");
-                case '\r' -> q.append("\\r");
-                case '\t' -> q.append("\\t");
-                default -> {
+                case '"':
+                    q.append("\\\"");
+                    break;
+                case '\\':
+                    q.append("\\\\");
+                    break;
+                case '\n':
+                    q.append("\\n");
+                    break;
+                case '\r':
+                    q.append("\\r");
+                    break;
+                case '\t':
+                    q.append("\\t");
+                    break;
+                default:
                     if (ch < 0x20) {
                         q.append(String.format("\\u%04x", (int) ch));
                     } else {
                         q.append(ch);
                     }
-                }
             }
         }
         return q.append('"').toString();
+    }
+
+    public List<Check> checks() {
+        return checks;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof DoctorReport)) {
+            return false;
+        }
+        DoctorReport that = (DoctorReport) o;
+        return Objects.equals(checks, that.checks);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(checks);
+    }
+
+    @Override
+    public String toString() {
+        return "DoctorReport[checks=" + checks + "]";
     }
 }

@@ -1,7 +1,10 @@
 package io.hadooptipc.shuffle.doctor;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * A TIPC bug of the kernel with its upstream fixes: the mainline release that first has the
@@ -11,14 +14,29 @@ import java.util.Optional;
  * @param remote whether packets from the network reach the bug (else a local user or the
  *               administrator's own configuration does)
  */
-record KernelCve(String id, boolean remote, String bug, KernelVersion introduced, KernelVersion mainline,
-                 List<KernelVersion> stable) {
+final class KernelCve {
+    private final String id;
+    private final boolean remote;
+    private final String bug;
+    private final KernelVersion introduced;
+    private final KernelVersion mainline;
+    private final List<KernelVersion> stable;
+
+    KernelCve(String id, boolean remote, String bug, KernelVersion introduced, KernelVersion mainline,
+            List<KernelVersion> stable) {
+        this.id = id;
+        this.remote = remote;
+        this.bug = bug;
+        this.introduced = introduced;
+        this.mainline = mainline;
+        this.stable = stable;
+    }
 
     /**
      * Sources: the CVE records (cve.org; for the 2024 ones the kernel CNA lists the stable
      * releases), and for the older two the stable review series and queues that carried the fix.
      */
-    static final List<KernelCve> TIPC = List.of(
+    static final List<KernelCve> TIPC = Arrays.asList(
             new KernelCve("CVE-2021-43267", true, "heap overflow on a received MSG_CRYPTO key message"
                     + " (kernels with CONFIG_TIPC_CRYPTO)",
                     KernelVersion.of("5.10"), KernelVersion.of("5.15"), versions("5.10.77", "5.14.16")),
@@ -53,6 +71,52 @@ record KernelCve(String id, boolean remote, String bug, KernelVersion introduced
     }
 
     private static List<KernelVersion> versions(String... versions) {
-        return java.util.Arrays.stream(versions).map(KernelVersion::of).toList();
+        return java.util.Arrays.stream(versions).map(KernelVersion::of).collect(Collectors.toList());
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public boolean remote() {
+        return remote;
+    }
+
+    public String bug() {
+        return bug;
+    }
+
+    public KernelVersion introduced() {
+        return introduced;
+    }
+
+    public KernelVersion mainline() {
+        return mainline;
+    }
+
+    public List<KernelVersion> stable() {
+        return stable;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof KernelCve)) {
+            return false;
+        }
+        KernelCve that = (KernelCve) o;
+        return Objects.equals(id, that.id) && remote == that.remote && Objects.equals(bug, that.bug)
+                && Objects.equals(introduced, that.introduced) && Objects.equals(mainline, that.mainline)
+                && Objects.equals(stable, that.stable);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, remote, bug, introduced, mainline, stable);
+    }
+
+    @Override
+    public String toString() {
+        return "KernelCve[id=" + id + ", remote=" + remote + ", bug=" + bug + ", introduced=" + introduced
+                + ", mainline=" + mainline + ", stable=" + stable + "]";
     }
 }

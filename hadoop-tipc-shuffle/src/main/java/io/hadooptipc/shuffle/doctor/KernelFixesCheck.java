@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle.doctor;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,7 +23,48 @@ final class KernelFixesCheck {
     private static final Pattern VENDOR_RELEASE = Pattern.compile("\\.el\\d|\\.fc\\d|\\.amzn\\d|uek|-default$");
 
     /** The upstream version a kernel is built from, and who built it (empty: built from upstream's source). */
-    record Upstream(KernelVersion version, String source, Optional<String> vendor) {
+    static final class Upstream {
+        private final KernelVersion version;
+        private final String source;
+        private final Optional<String> vendor;
+
+        Upstream(KernelVersion version, String source, Optional<String> vendor) {
+            this.version = version;
+            this.source = source;
+            this.vendor = vendor;
+        }
+
+        public KernelVersion version() {
+            return version;
+        }
+
+        public String source() {
+            return source;
+        }
+
+        public Optional<String> vendor() {
+            return vendor;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Upstream)) {
+                return false;
+            }
+            Upstream that = (Upstream) o;
+            return Objects.equals(version, that.version) && Objects.equals(source, that.source)
+                    && Objects.equals(vendor, that.vendor);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(version, source, vendor);
+        }
+
+        @Override
+        public String toString() {
+            return "Upstream[version=" + version + ", source=" + source + ", vendor=" + vendor + "]";
+        }
     }
 
     private KernelFixesCheck() {
@@ -34,13 +76,13 @@ final class KernelFixesCheck {
             return Check.skip(NAME, "TIPC is not in this kernel or cannot be loaded (see " + TipcModuleCheck.NAME + ")");
         }
         Optional<Upstream> found = upstream(root);
-        if (found.isEmpty()) {
+        if (!found.isPresent()) {
             return new Check(NAME, Check.Status.WARN, "the kernel's version cannot be read ("
                     + root.path("/proc/sys/kernel/osrelease") + ")", "");
         }
         Upstream upstream = found.get();
         KernelVersion version = upstream.version();
-        List<KernelCve> affecting = KernelCve.TIPC.stream().filter(cve -> cve.affects(version)).toList();
+        List<KernelCve> affecting = KernelCve.TIPC.stream().filter(cve -> cve.affects(version)).collect(Collectors.toList());
         String all = KernelCve.TIPC.stream().map(KernelCve::id).collect(Collectors.joining(", "));
         if (affecting.isEmpty()) {
             return Check.ok(NAME, "kernel " + upstream.source() + " is at or past the upstream fixes of " + all);
@@ -63,10 +105,10 @@ final class KernelFixesCheck {
     /** Ubuntu and Debian name the upstream version they build from; elsewhere the release starts with it. */
     static Optional<Upstream> upstream(SystemRoot root) {
         Optional<String> release = root.kernelRelease();
-        if (release.isEmpty()) {
+        if (!release.isPresent()) {
             return Optional.empty();
         }
-        Optional<String> signature = root.read("/proc/version_signature").map(String::strip);
+        Optional<String> signature = root.read("/proc/version_signature").map(String::trim);
         if (signature.isPresent() && signature.get().startsWith("Ubuntu ")) {
             String[] words = signature.get().split("\\s+");
             Optional<KernelVersion> base = KernelVersion.parse(words[words.length - 1]);
@@ -81,7 +123,7 @@ final class KernelFixesCheck {
                     + debian.group(1) + ")", Optional.of("Debian")));
         }
         Optional<KernelVersion> version = KernelVersion.parse(release.get());
-        if (version.isEmpty()) {
+        if (!version.isPresent()) {
             return Optional.empty();
         }
         Optional<String> vendor = VENDOR_RELEASE.matcher(release.get()).find()

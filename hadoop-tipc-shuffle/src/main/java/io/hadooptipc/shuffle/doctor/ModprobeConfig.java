@@ -5,8 +5,11 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -20,12 +23,22 @@ import java.util.TreeMap;
  */
 final class ModprobeConfig {
     /** kmod's configuration directories, highest precedence first. */
-    static final List<String> DIRECTORIES = List.of("/etc/modprobe.d", "/run/modprobe.d",
+    static final List<String> DIRECTORIES = Arrays.asList("/etc/modprobe.d", "/run/modprobe.d",
             "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d");
     static final String CMDLINE = "/proc/cmdline";
 
     /** One configuration line, where it is ({@code file:number}) and what it says. */
-    record Line(String file, int number, String text) {
+    static final class Line {
+        private final String file;
+        private final int number;
+        private final String text;
+
+        Line(String file, int number, String text) {
+            this.file = file;
+            this.number = number;
+            this.text = text;
+        }
+
         String where() {
             return file + ":" + number;
         }
@@ -34,6 +47,32 @@ final class ModprobeConfig {
         public String toString() {
             return where() + " (" + text + ")";
         }
+
+        public String file() {
+            return file;
+        }
+
+        public int number() {
+            return number;
+        }
+
+        public String text() {
+            return text;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Line)) {
+                return false;
+            }
+            Line that = (Line) o;
+            return Objects.equals(file, that.file) && number == that.number && Objects.equals(text, that.text);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(file, number, text);
+        }
     }
 
     /**
@@ -41,7 +80,41 @@ final class ModprobeConfig {
      * @param blocking  lines that stop every load: an {@code install} command that loads no
      *                  module, or the kernel's {@code module_blacklist=}
      */
-    record ModuleLines(List<Line> blacklist, List<Line> blocking) {
+    static final class ModuleLines {
+        private final List<Line> blacklist;
+        private final List<Line> blocking;
+
+        ModuleLines(List<Line> blacklist, List<Line> blocking) {
+            this.blacklist = blacklist;
+            this.blocking = blocking;
+        }
+
+        public List<Line> blacklist() {
+            return blacklist;
+        }
+
+        public List<Line> blocking() {
+            return blocking;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof ModuleLines)) {
+                return false;
+            }
+            ModuleLines that = (ModuleLines) o;
+            return Objects.equals(blacklist, that.blacklist) && Objects.equals(blocking, that.blocking);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(blacklist, blocking);
+        }
+
+        @Override
+        public String toString() {
+            return "ModuleLines[blacklist=" + blacklist + ", blocking=" + blocking + "]";
+        }
     }
 
     private ModprobeConfig() {
@@ -61,7 +134,7 @@ final class ModprobeConfig {
                     logical.setLength(logical.length() - 1);
                     logical.append(' ').append(physical.get(++i));
                 }
-                String text = logical.toString().strip().replaceAll("\\s+", " ");
+                String text = logical.toString().trim().replaceAll("\\s+", " ");
                 if (text.isEmpty() || text.startsWith("#")) {
                     continue;
                 }
@@ -101,7 +174,7 @@ final class ModprobeConfig {
 
     /** {@code modprobe.blacklist=} is a blacklist line; {@code module_blacklist=} makes the kernel refuse the module. */
     private static void commandLine(SystemRoot root, String module, List<Line> blacklist, List<Line> blocking) {
-        String cmdline = root.read(CMDLINE).orElse("").strip();
+        String cmdline = root.read(CMDLINE).orElse("").trim();
         for (String word : cmdline.split("\\s+")) {
             int eq = word.indexOf('=');
             if (eq < 0) {
@@ -133,7 +206,7 @@ final class ModprobeConfig {
         try {
             return Files.readAllLines(file);
         } catch (IOException e) {
-            return List.of();
+            return Collections.emptyList();
         }
     }
 

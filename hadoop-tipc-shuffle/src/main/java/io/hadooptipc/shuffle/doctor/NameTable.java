@@ -8,12 +8,47 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /** The bindings of one service type in the cluster's name table, as this node's topology service sees them. */
 final class NameTable {
 
     /** One socket's binding of {@code instance}, on node {@code node}. */
-    record Binding(int instance, int node) {
+    static final class Binding {
+        private final int instance;
+        private final int node;
+
+        Binding(int instance, int node) {
+            this.instance = instance;
+            this.node = node;
+        }
+
+        public int instance() {
+            return instance;
+        }
+
+        public int node() {
+            return node;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Binding)) {
+                return false;
+            }
+            Binding that = (Binding) o;
+            return instance == that.instance && node == that.node;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(instance, node);
+        }
+
+        @Override
+        public String toString() {
+            return "Binding[instance=" + instance + ", node=" + node + "]";
+        }
     }
 
     private NameTable() {

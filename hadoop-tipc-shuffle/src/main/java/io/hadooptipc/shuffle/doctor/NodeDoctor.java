@@ -11,6 +11,8 @@ import org.apache.hadoop.mapred.ShuffleHandler;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -38,7 +40,7 @@ public final class NodeDoctor {
     public NodeDoctor(Configuration conf, List<String> bearerCommand, BooleanSupplier nodeManagerRunning,
                       SystemRoot root) {
         this.conf = conf;
-        this.bearerCommand = List.copyOf(bearerCommand);
+        this.bearerCommand = Collections.unmodifiableList(new ArrayList<>(bearerCommand));
         this.nodeManagerRunning = nodeManagerRunning;
         this.root = root;
     }
@@ -59,8 +61,8 @@ public final class NodeDoctor {
         checks.add(serving());
         checks.add(EncryptionCheck.of(conf, ownNode >= 0, KernelLinkCrypto.KALLSYMS));
         if (ownNode < 0) {
-            for (String name : List.of("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links", PublishedNames.OWN,
-                    PublishedNames.PEERS)) {
+            for (String name : Arrays.asList("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links",
+                    PublishedNames.OWN, PublishedNames.PEERS)) {
                 checks.add(Check.skip(name, NEEDS_TIPC));
             }
             return new DoctorReport(checks);
@@ -98,13 +100,17 @@ public final class NodeDoctor {
     }
 
     static String socketFix(int errno) {
-        return switch (errno) {
-            case TipcException.EAFNOSUPPORT -> "load the kernel module: modprobe tipc (the kernel needs CONFIG_TIPC);"
-                    + " to load it at boot: echo tipc > /etc/modules-load.d/tipc.conf";
-            case 1, 13 -> "a security policy (seccomp, SELinux, AppArmor or a container profile) forbids AF_TIPC"
-                    + " sockets: allow them for the NodeManager and task users";
-            default -> "see the errno above";
-        };
+        switch (errno) {
+            case TipcException.EAFNOSUPPORT:
+                return "load the kernel module: modprobe tipc (the kernel needs CONFIG_TIPC);"
+                        + " to load it at boot: echo tipc > /etc/modules-load.d/tipc.conf";
+            case 1:
+            case 13:
+                return "a security policy (seccomp, SELinux, AppArmor or a container profile) forbids AF_TIPC"
+                        + " sockets: allow them for the NodeManager and task users";
+            default:
+                return "see the errno above";
+        }
     }
 
     /** Whether the NodeManager is configured to serve over TIPC at all (encryption: {@link EncryptionCheck}). */

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 
 /** Whether a YARN NodeManager runs on this host: a process whose command line names its main class. */
 final class NodeManagerProcess {
@@ -14,7 +15,7 @@ final class NodeManagerProcess {
     }
 
     static boolean running() {
-        try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(Paths.get("/proc"), "[0-9]*")) {
             for (Path process : processes) {
                 if (commandLine(process).contains(MAIN_CLASS)) {
                     return true;

@@ -1,7 +1,9 @@
 package io.hadooptipc.shuffle.doctor;
 
 import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -15,10 +17,44 @@ final class TipcModuleCheck {
     static final String MODULE = "tipc";
     /** The module's path in modules.builtin and modules.dep, before any compression suffix. */
     static final String MODULE_PATH = "kernel/net/tipc/tipc.ko";
-    static final List<String> COMPRESSIONS = List.of("", ".xz", ".zst", ".gz");
+    static final List<String> COMPRESSIONS = Arrays.asList("", ".xz", ".zst", ".gz");
 
     /** The check, and whether the kernel has TIPC now or can load it. */
-    record Result(Check check, boolean available) {
+    static final class Result {
+        private final Check check;
+        private final boolean available;
+
+        Result(Check check, boolean available) {
+            this.check = check;
+            this.available = available;
+        }
+
+        public Check check() {
+            return check;
+        }
+
+        public boolean available() {
+            return available;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Result)) {
+                return false;
+            }
+            Result that = (Result) o;
+            return Objects.equals(check, that.check) && available == that.available;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(check, available);
+        }
+
+        @Override
+        public String toString() {
+            return "Result[check=" + check + ", available=" + available + "]";
+        }
     }
 
     private TipcModuleCheck() {
@@ -26,7 +62,7 @@ final class TipcModuleCheck {
 
     static Result examine(SystemRoot root) {
         Optional<String> release = root.kernelRelease();
-        if (release.isEmpty()) {
+        if (!release.isPresent()) {
             return new Result(new Check(NAME, Check.Status.WARN, "cannot read " + root.path("/proc/sys/kernel/osrelease")
                     + ": the kernel release is unknown, so its modules cannot be looked up", ""), false);
         }
@@ -46,7 +82,7 @@ final class TipcModuleCheck {
             return new Result(Check.ok(NAME, "loaded (/proc/modules) in kernel " + release.get()), true);
         }
         Optional<String> file = moduleFile(root, modules);
-        if (file.isEmpty()) {
+        if (!file.isPresent()) {
             String source = distribution.moduleSource(release.get());
             boolean tree = Files.isDirectory(root.path(modules));
             return new Result(new Check(NAME, Check.Status.FAIL, "kernel " + release.get() + " has no TIPC: " + (tree

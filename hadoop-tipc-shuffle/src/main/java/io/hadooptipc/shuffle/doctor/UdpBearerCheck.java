@@ -9,7 +9,6 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -33,7 +32,7 @@ final class UdpBearerCheck {
         if (bearers.status() != Check.Status.OK) {
             return Check.skip(NAME, "needs the bearer list (see " + BearerCheck.NAME + ")");
         }
-        List<String> udp = Arrays.stream(bearers.finding().split(",\\s*")).filter(b -> b.startsWith("udp:")).toList();
+        List<String> udp = Arrays.stream(bearers.finding().split(",\\s*")).filter(b -> b.startsWith("udp:")).collect(Collectors.toList());
         if (udp.isEmpty()) {
             return Check.ok(NAME, "no UDP bearer: TIPC is not reachable over IP");
         }
@@ -64,9 +63,9 @@ final class UdpBearerCheck {
     /** The local addresses of UDP sockets on {@code port}, from /proc/net/udp and /proc/net/udp6. */
     static List<InetAddress> boundAddresses(SystemRoot root, int port) {
         List<InetAddress> addresses = new ArrayList<>();
-        for (String table : List.of("/proc/net/udp", "/proc/net/udp6")) {
+        for (String table : Arrays.asList("/proc/net/udp", "/proc/net/udp6")) {
             for (String line : root.lines(table)) {
-                String[] fields = line.strip().split("\\s+");
+                String[] fields = line.trim().split("\\s+");
                 // "sl local_address rem_address …": local_address is HEXADDR:HEXPORT
                 if (fields.length < 2 || !fields[0].endsWith(":")) {
                     continue;
@@ -78,12 +77,23 @@ final class UdpBearerCheck {
                 }
             }
         }
-        return addresses.stream().distinct().toList();
+        return addresses.stream().distinct().collect(Collectors.toList());
+    }
+
+    private static byte[] parseHex(String hex) {
+        if (hex.length() % 2 != 0) {
+            throw new IllegalArgumentException("odd number of hex digits: " + hex);
+        }
+        byte[] bytes = new byte[hex.length() / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        }
+        return bytes;
     }
 
     /** The kernel prints each 32-bit word of the address in host byte order (little-endian on x86 and arm64). */
     private static InetAddress address(String hex) {
-        byte[] words = HexFormat.of().parseHex(hex);
+        byte[] words = parseHex(hex);
         byte[] bytes = new byte[words.length];
         for (int w = 0; w < words.length; w += 4) {
             for (int b = 0; b < 4; b++) {

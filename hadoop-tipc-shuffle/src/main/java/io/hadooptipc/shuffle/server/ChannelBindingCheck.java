@@ -40,9 +40,10 @@ final class ChannelBindingCheck extends ChannelDuplexHandler {
 
     /** A TIPC connection's: getsockname(2) on the accepted socket Netty serves. */
     static final ServerSocket TIPC = channel -> {
-        if (!(channel instanceof UnixChannel unix)) {
+        if (!(channel instanceof UnixChannel)) {
             throw new IOException("not a TIPC connection: " + channel);
         }
+        UnixChannel unix = (UnixChannel) channel;
         return Tipc.localAddress(unix.fd().intValue()).toString();
     };
 
@@ -60,7 +61,8 @@ final class ChannelBindingCheck extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HttpRequest request) {
+        if (msg instanceof HttpRequest) {
+            HttpRequest request = (HttpRequest) msg;
             // A head Netty could not parse is answered here: stock's handler would serve one whose UrlHash
             // verifies, and a relay could strip the binding by spoiling a byte of it.
             if (!request.decoderResult().isSuccess()) {
@@ -106,7 +108,8 @@ final class ChannelBindingCheck extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse response && nonce != null) {
+        if (msg instanceof HttpResponse && nonce != null) {
+            HttpResponse response = (HttpResponse) msg;
             response.headers().set(ChannelBinding.REPLY_HEADER, ChannelBinding.reply(token, nonce, server));
             token = null;
             nonce = null;

@@ -10,8 +10,7 @@ import io.netty.util.ReferenceCountUtil;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.lang.reflect.Field;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 
@@ -44,7 +43,7 @@ import java.nio.channels.FileChannel;
  */
 final class GatherSmallOutputs extends ChannelDuplexHandler {
     /** Stock's region holds its open file only in this private field; reading it avoids the readahead of its transferTo. */
-    private static final VarHandle REGION_FILE = regionFile();
+    private static final Field REGION_FILE = regionFile();
 
     private final int maxBytes;
     /** A header written by stock whose map output has not come yet. */
@@ -60,10 +59,14 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
         this.maxBytes = maxBytes;
     }
 
-    private static VarHandle regionFile() {
+    private static Field regionFile() {
         try {
-            return MethodHandles.privateLookupIn(DefaultFileRegion.class, MethodHandles.lookup())
-                    .findVarHandle(DefaultFileRegion.class, "file", FileChannel.class);
+            Field file = DefaultFileRegion.class.getDeclaredField("file");
+            if (file.getType() != FileChannel.class) {
+                throw new NoSuchFieldException("file is a " + file.getType().getName() + ", not a FileChannel");
+            }
+            file.setAccessible(true);
+            return file;
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException("cannot read small map outputs from Netty's DefaultFileRegion, whose file"
                     + " field is gone in this Netty; set " + TipcShuffleConfig.GATHER_MAX_BYTES + " to 0: " + e, e);
@@ -83,12 +86,14 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof DefaultFileRegion region && region.count() <= maxBytes) {
+        if (msg instanceof DefaultFileRegion && ((DefaultFileRegion) msg).count() <= maxBytes) {
+            DefaultFileRegion region = (DefaultFileRegion) msg;
             gather(ctx, region, promise);
             return;
         }
         passHeader(ctx);
-        if (msg instanceof ByteBuf bytes) {
+        if (msg instanceof ByteBuf) {
+            ByteBuf bytes = (ByteBuf) msg;
             header = bytes;
             headerPromise = promise;
         } else {
@@ -147,7 +152,12 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
 
     private static void read(DefaultFileRegion region, ByteBuf into) throws IOException {
         region.open();
-        FileChannel file = (FileChannel) REGION_FILE.get(region);
+        FileChannel file;
+        try {
+            file = (FileChannel) REGION_FILE.get(region);
+        } catch (IllegalAccessException e) { // made accessible as the class initialized
+            throw new IllegalStateException(e);
+        }
         long position = region.position();
         long end = position + region.count();
         while (position < end) {

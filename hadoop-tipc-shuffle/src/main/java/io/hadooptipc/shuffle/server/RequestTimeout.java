@@ -48,7 +48,8 @@ final class RequestTimeout extends ChannelDuplexHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof SslHandshakeCompletionEvent done && done.isSuccess() && unanswered == 0) {
+        if (event instanceof SslHandshakeCompletionEvent && ((SslHandshakeCompletionEvent) event).isSuccess()
+                && unanswered == 0) {
             arm(ctx);
         }
         ctx.fireUserEventTriggered(event);

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -27,14 +28,15 @@ final class ServerIdentity extends ChannelDuplexHandler {
 
     /** @param identities this server's {@code address:port} names */
     ServerIdentity(Set<String> identities) {
-        this.identities = Set.copyOf(identities);
+        this.identities = Collections.unmodifiableSet(new HashSet<>(identities));
         this.defaultIdentity = Collections.min(identities);
         this.identity = defaultIdentity;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HttpRequest request) {
+        if (msg instanceof HttpRequest) {
+            HttpRequest request = (HttpRequest) msg;
             String target = request.headers().get(TipcShuffleConfig.TARGET_HEADER);
             if (target != null && !identities.contains(target)) {
                 ReferenceCountUtil.release(msg);
@@ -51,7 +53,8 @@ final class ServerIdentity extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse response) {
+        if (msg instanceof HttpResponse) {
+            HttpResponse response = (HttpResponse) msg;
             response.headers().set(TipcShuffleConfig.SERVER_HEADER, identity);
         }
         ctx.write(msg, promise);

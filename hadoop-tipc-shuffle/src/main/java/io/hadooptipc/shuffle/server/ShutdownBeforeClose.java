@@ -19,8 +19,11 @@ final class ShutdownBeforeClose extends ChannelOutboundHandlerAdapter {
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
         try {
-            if (ctx.channel() instanceof UnixChannel unix && unix.fd() instanceof Socket socket && socket.isOpen()) {
-                socket.shutdown(true, true);
+            if (ctx.channel() instanceof UnixChannel && ((UnixChannel) ctx.channel()).fd() instanceof Socket) {
+                Socket socket = (Socket) ((UnixChannel) ctx.channel()).fd();
+                if (socket.isOpen()) {
+                    socket.shutdown(true, true);
+                }
             }
         } catch (IOException | NotYetConnectedException e) {
             // reset, or the peer left first (Netty reports ENOTCONN unchecked): closing is all that is left

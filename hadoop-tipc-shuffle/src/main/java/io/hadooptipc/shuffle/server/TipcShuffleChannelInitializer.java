@@ -7,6 +7,8 @@ import io.netty.handler.ssl.SslHandler;
 import org.apache.hadoop.mapred.ShuffleChannelInitializer;
 import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
 
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -45,7 +47,7 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         this.tokens = tokens;
         this.serverSocket = serverSocket;
         this.limit = new ConnectionLimit(maxConnections);
-        this.identities = Set.copyOf(identities);
+        this.identities = Collections.unmodifiableSet(new HashSet<>(identities));
         this.metrics = metrics;
         this.writeTimeoutMillis = writeTimeoutMillis;
         this.requestTimeoutMillis = requestTimeoutMillis;

@@ -91,7 +91,8 @@ public final class TipcShuffleServer implements Closeable {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            throw e instanceof IOException io ? io : new IOException("TIPC shuffle server did not start: " + e, e);
+            throw e instanceof IOException ? (IOException) e
+                    : new IOException("TIPC shuffle server did not start: " + e, e);
         }
     }
 

@@ -35,8 +35,8 @@ final class TransferMetrics extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        long bytes = msg instanceof FileRegion region ? region.count()
-                : msg instanceof ChunkedInput<?> chunks ? chunks.length() : -1;
+        long bytes = msg instanceof FileRegion ? ((FileRegion) msg).count()
+                : msg instanceof ChunkedInput<?> ? ((ChunkedInput<?>) msg).length() : -1;
         if (bytes >= 0) {
             promise = promise.unvoid();
             promise.addListener(written -> {
@@ -47,7 +47,7 @@ final class TransferMetrics extends ChannelDuplexHandler {
                     metrics.outputsFailed.incr();
                 }
             });
-        } else if (msg instanceof HttpResponse response && response.status().code() >= 400) {
+        } else if (msg instanceof HttpResponse && ((HttpResponse) msg).status().code() >= 400) {
             metrics.requestsRejected.incr();
         }
         ctx.write(msg, promise);

@@ -20,7 +20,9 @@ final class UnauthorizedAnswer extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof FullHttpResponse response && response.status().equals(HttpResponseStatus.UNAUTHORIZED)) {
+        if (msg instanceof FullHttpResponse
+                && ((FullHttpResponse) msg).status().equals(HttpResponseStatus.UNAUTHORIZED)) {
+            FullHttpResponse response = (FullHttpResponse) msg;
             FullHttpResponse uniform = response.replace(Unpooled.copiedBuffer(TEXT, StandardCharsets.UTF_8));
             HttpUtil.setContentLength(uniform, uniform.content().readableBytes());
             response.release();

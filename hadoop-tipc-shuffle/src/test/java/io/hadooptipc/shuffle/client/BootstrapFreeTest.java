@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -57,7 +58,7 @@ class BootstrapFreeTest {
         };
         forEachClass(Tipc.class, check);
         List<String> shared = List.of(HttpHead.class, ShuffleServiceName.class, TipcShuffleConfig.class).stream()
-                .map(c -> c.getName().replace('.', '/') + ".class").toList();
+                .map(c -> c.getName().replace('.', '/') + ".class").collect(Collectors.toList());
         forEachClass(TipcShuffleConsumer.class, (name, bytes) -> {
             if (name.startsWith("io/hadooptipc/shuffle/client/") || shared.contains(name)) {
                 check.accept(name, bytes);
@@ -93,14 +94,14 @@ class BootstrapFreeTest {
         int seen = 0;
         if (Files.isDirectory(root)) {
             try (Stream<Path> files = Files.walk(root)) {
-                for (Path f : files.filter(p -> p.toString().endsWith(".class")).toList()) {
+                for (Path f : files.filter(p -> p.toString().endsWith(".class")).collect(Collectors.toList())) {
                     action.accept(root.relativize(f).toString(), Files.readAllBytes(f));
                     seen++;
                 }
             }
         } else {
             try (JarFile jar = new JarFile(root.toFile())) {
-                for (JarEntry e : jar.stream().filter(e -> e.getName().endsWith(".class")).toList()) {
+                for (JarEntry e : jar.stream().filter(e -> e.getName().endsWith(".class")).collect(Collectors.toList())) {
                     try (InputStream in = jar.getInputStream(e)) {
                         action.accept(e.getName(), in.readAllBytes());
                     }

@@ -33,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.zip.CRC32C;
 
@@ -162,7 +163,7 @@ class CrossNodeShuffleKernelTest {
     }
 
     private static List<Integer> allMaps() {
-        return IntStream.range(0, MAPS).boxed().toList();
+        return IntStream.range(0, MAPS).boxed().collect(Collectors.toList());
     }
 
     /** Fetches {@code maps}' partitions for {@code reduce} in one request as a fetcher in this thread's node would, checking each CRC. */

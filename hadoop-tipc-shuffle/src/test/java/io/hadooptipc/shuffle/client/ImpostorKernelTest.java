@@ -33,6 +33,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -217,7 +218,7 @@ class ImpostorKernelTest {
     /** The relay's files of one kind: {@code .request} or {@code .response}, one each per connection it was handed. */
     private static List<Path> files(Path captured, String suffix) throws Exception {
         try (Stream<Path> all = Files.list(captured)) {
-            return all.filter(p -> p.getFileName().toString().endsWith(suffix)).sorted().toList();
+            return all.filter(p -> p.getFileName().toString().endsWith(suffix)).sorted().collect(Collectors.toList());
         }
     }
 }

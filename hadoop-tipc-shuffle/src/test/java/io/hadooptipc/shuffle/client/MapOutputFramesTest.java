@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import static io.hadooptipc.testbed.ShuffleWire.map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,7 +33,8 @@ class MapOutputFramesTest {
             frames.accept(body, 0, split, true);
             frames.accept(body, split, body.length - split, false);
             assertEquals(4, seen.size(), "split at " + split);
-            List<Long> lengths = seen.stream().map(s -> Long.parseLong(s.substring(s.indexOf(':') + 1))).toList();
+            List<Long> lengths = seen.stream().map(s -> Long.parseLong(s.substring(s.indexOf(':') + 1)))
+                    .collect(Collectors.toList());
             assertEquals(List.of(300L, 0L, 70_000L, 5L), lengths, "split at " + split);
         }
     }

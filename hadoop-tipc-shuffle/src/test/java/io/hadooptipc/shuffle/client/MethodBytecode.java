@@ -40,28 +40,49 @@ final class MethodBytecode {
         for (int i = 1; i < utf8.length; i++) {
             int tag = in.readUnsignedByte();
             switch (tag) {
-                case 1 -> utf8[i] = in.readUTF();
-                case 3, 4, 9, 10, 11, 12, 17, 18 -> in.skipNBytes(4);
-                case 5, 6 -> {
-                    in.skipNBytes(8);
+                case 1:
+                    utf8[i] = in.readUTF();
+                    break;
+                case 3:
+                case 4:
+                case 9:
+                case 10:
+                case 11:
+                case 12:
+                case 17:
+                case 18:
+                    skip(in, 4);
+                    break;
+                case 5:
+                case 6:
+                    skip(in, 8);
                     i++; // a long or double takes two slots
-                }
-                case 7, 8, 16, 19, 20 -> in.skipNBytes(2);
-                case 15 -> in.skipNBytes(3);
-                default -> throw new IOException("unknown constant pool tag " + tag);
+                    break;
+                case 7:
+                case 8:
+                case 16:
+                case 19:
+                case 20:
+                    skip(in, 2);
+                    break;
+                case 15:
+                    skip(in, 3);
+                    break;
+                default:
+                    throw new IOException("unknown constant pool tag " + tag);
             }
         }
-        in.skipNBytes(6); // access flags, this class, super class
-        in.skipNBytes(2L * in.readUnsignedShort()); // interfaces
+        skip(in, 6); // access flags, this class, super class
+        skip(in, 2L * in.readUnsignedShort()); // interfaces
         int fields = in.readUnsignedShort();
         for (int i = 0; i < fields; i++) {
-            in.skipNBytes(6);
+            skip(in, 6);
             skipAttributes(in);
         }
         Map<String, String> methods = new HashMap<>();
         int count = in.readUnsignedShort();
         for (int i = 0; i < count; i++) {
-            in.skipNBytes(2);
+            skip(in, 2);
             String name = utf8[in.readUnsignedShort()] + utf8[in.readUnsignedShort()];
             int attributes = in.readUnsignedShort();
             for (int a = 0; a < attributes; a++) {
@@ -88,8 +109,8 @@ final class MethodBytecode {
     private static void skipAttributes(DataInputStream in) throws IOException {
         int attributes = in.readUnsignedShort();
         for (int a = 0; a < attributes; a++) {
-            in.skipNBytes(2);
-            in.skipNBytes(in.readInt() & 0xFFFFFFFFL);
+            skip(in, 2);
+            skip(in, in.readInt() & 0xFFFFFFFFL);
         }
     }
 
@@ -99,5 +120,10 @@ final class MethodBytecode {
         } catch (NoSuchAlgorithmException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /** Skips exactly {@code n} bytes (InputStream.skipNBytes from Java 12; the 3.4 tests run on Java 11). */
+    private static void skip(DataInputStream in, long n) throws IOException {
+        in.readFully(new byte[Math.toIntExact(n)]);
     }
 }

@@ -281,18 +281,21 @@ class ServerConnectionKernelTest {
         int split = 0;
         boolean cutShort = false;
         switch (random.nextInt(5)) {
-            case 0 -> { // bytes that are no request at all
+            case 0:
+                // bytes that are no request at all
                 bytes = new byte[1 + random.nextInt(512)];
                 random.nextBytes(bytes);
                 bytes = ShuffleWire.concat(bytes, CRLF2);
-            }
-            case 1 -> { // a few bytes of a good request changed
+                break;
+            case 1:
+                // a few bytes of a good request changed
                 bytes = valid.clone();
                 for (int k = 1 + random.nextInt(4); k > 0; k--) {
                     bytes[random.nextInt(head)] = (byte) random.nextInt(256);
                 }
-            }
-            case 2 -> { // a good request cut anywhere: the rest sent after the first part, or never
+                break;
+            case 2:
+                // a good request cut anywhere: the rest sent after the first part, or never
                 split = 1 + random.nextInt(valid.length - 1);
                 int kind = random.nextInt(200);
                 // Left open (kind 0), a head cut short is answered by the request timeout (5 s): a few such
@@ -300,22 +303,24 @@ class ServerConnectionKernelTest {
                 // server must see. Completed, it is a 200 whose map output the reducer leaves unread.
                 bytes = kind == 0 || kind >= 50 ? Arrays.copyOf(valid, split) : valid;
                 cutShort = kind >= 50;
-            }
-            case 3 -> { // a part of the head repeated or left out
+                break;
+            case 3:
+                // a part of the head repeated or left out
                 int from = random.nextInt(head);
                 int to = from + random.nextInt(head - from);
                 bytes = random.nextBoolean()
                         ? ShuffleWire.concat(Arrays.copyOf(valid, to), Arrays.copyOfRange(valid, from, valid.length))
                         : ShuffleWire.concat(Arrays.copyOf(valid, from), Arrays.copyOfRange(valid, to, valid.length));
-            }
-            default -> { // an oversized head now and then, else a header line of random printable text
+                break;
+            default:
+                // an oversized head now and then, else a header line of random printable text
                 int length = random.nextInt(100) == 0 ? 70_000 : 1 + random.nextInt(200);
                 byte[] line = new byte[length];
                 for (int k = 0; k < length; k++) {
                     line[k] = (byte) (' ' + random.nextInt(95));
                 }
                 bytes = ShuffleWire.concat(Arrays.copyOf(valid, head + 2), line, CRLF2);
-            }
+                break;
         }
         try {
             channel.writeFully(ByteBuffer.wrap(bytes, 0, split));

@@ -9,15 +9,13 @@ import io.hadooptipc.testbed.ShuffleWire;
 import javax.crypto.SecretKey;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,7 +24,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The TIPC side of host tests. Each {@link #open} connects a pair of AF_UNIX sockets,
+ * The TIPC side of host tests. Each {@link #open} connects a pair of loopback TCP sockets
+ * (Java 11, which runs the Hadoop 3.4 line's tests, has no AF_UNIX channels),
  * hands the fetcher's end over as a {@link ChannelStream}, and has a {@link Peer}
  * answer on the other end, in a thread of its own, as the shuffle server would: one
  * request, or with {@link #keepingAlive} every request until the fetcher closes. Like our TIPC server,
@@ -57,7 +56,6 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     private final Peer peer;
     private final IOException refusal;
     private final boolean keptAlive;
-    private final Path dir;
     private final ExecutorService peers = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "socket-pair peer");
         t.setDaemon(true);
@@ -68,7 +66,6 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
         this.peer = peer;
         this.refusal = refusal;
         this.keptAlive = keptAlive;
-        this.dir = Files.createTempDirectory("socket-pair");
     }
 
     /** Every stream is answered by {@code peer}. */
@@ -126,12 +123,10 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
         if (refusal != null) {
             throw refusal;
         }
-        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("s" + opened.size()));
-        try (ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            listener.bind(address);
-            SocketChannel fetcherEnd = SocketChannel.open(address);
+        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+            SocketChannel fetcherEnd = SocketChannel.open(listener.getLocalAddress());
             SocketChannel serverEnd = listener.accept();
-            Files.delete(address.getPath());
             peers.execute(() -> serve(serverEnd));
             return new ChannelStream(fetcherEnd, timeouts);
         }
@@ -187,6 +182,5 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     @Override
     public void close() throws IOException {
         peers.shutdownNow();
-        Files.deleteIfExists(dir);
     }
 }

@@ -68,9 +68,16 @@ public final class StartCost {
 
     public static void main(String[] args) throws Exception {
         switch (args.length == 0 ? "" : args[0]) {
-            case "serve" -> serve(Path.of(args[1]));
-            case "stock", "ours" -> probe(args[0], Path.of(args[1]));
-            default -> drive(args.length == 0 ? 5 : Integer.parseInt(args[0]));
+            case "serve":
+                serve(Path.of(args[1]));
+                break;
+            case "stock":
+            case "ours":
+                probe(args[0], Path.of(args[1]));
+                break;
+            default:
+                drive(args.length == 0 ? 5 : Integer.parseInt(args[0]));
+                break;
         }
     }
 
@@ -187,7 +194,7 @@ public final class StartCost {
         long[] m = new long[3];
         for (int i = 0; i < 3; i++) {
             int field = i;
-            List<Long> sorted = values.stream().map(v -> v[field]).sorted().toList();
+            List<Long> sorted = values.stream().map(v -> v[field]).sorted().collect(Collectors.toList());
             m[i] = sorted.get(sorted.size() / 2);
         }
         return m[0] + "/" + m[1] + " ms, " + m[2];

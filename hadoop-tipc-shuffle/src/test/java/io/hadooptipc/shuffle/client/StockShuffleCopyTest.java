@@ -27,6 +27,10 @@ class StockShuffleCopyTest {
                     INIT, "907af166fe802180b85a4e034044fac1f3639e55bfc1ec0d65a1c2be4a8582ad",
                     RUN, "63a28701b64797b3313dff034660565a4b9159c7b46b0f9e01c6024d55e47475",
                     REPORT, "d3d15fa0228c8129e08b5107b4e532b2e08855db119576ca75795c60ae2f4f72"),
+            "3.4.3", Map.of(
+                    INIT, "907af166fe802180b85a4e034044fac1f3639e55bfc1ec0d65a1c2be4a8582ad",
+                    RUN, "63a28701b64797b3313dff034660565a4b9159c7b46b0f9e01c6024d55e47475",
+                    REPORT, "d3d15fa0228c8129e08b5107b4e532b2e08855db119576ca75795c60ae2f4f72"),
             "3.5.0", Map.of(
                     INIT, "8b7f8eba2ca3704c99a9cce6bb3718d4e2755d1dbf5841d8b21990665fd477f3",
                     RUN, "705e4d8c6554125a5970cc226e2c902cfd6d7dd72721cb45e578047ce0c558e2",

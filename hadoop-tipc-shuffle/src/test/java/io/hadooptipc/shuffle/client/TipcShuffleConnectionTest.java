@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -153,7 +154,15 @@ class TipcShuffleConnectionTest {
     }
 
     /** A stream that counts its reads. */
-    private record CountedReads(ShuffleStream stream, AtomicInteger reads) implements ShuffleStream {
+    private static final class CountedReads implements ShuffleStream {
+        private final ShuffleStream stream;
+        private final AtomicInteger reads;
+
+        private CountedReads(ShuffleStream stream, AtomicInteger reads) {
+            this.stream = stream;
+            this.reads = reads;
+        }
+
         @Override
         public String server() {
             return stream.server();
@@ -173,6 +182,33 @@ class TipcShuffleConnectionTest {
         @Override
         public void close() throws IOException {
             stream.close();
+        }
+
+        public ShuffleStream stream() {
+            return stream;
+        }
+
+        public AtomicInteger reads() {
+            return reads;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof CountedReads)) {
+                return false;
+            }
+            CountedReads that = (CountedReads) o;
+            return Objects.equals(stream, that.stream) && Objects.equals(reads, that.reads);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(stream, reads);
+        }
+
+        @Override
+        public String toString() {
+            return "CountedReads[stream=" + stream + ", reads=" + reads + "]";
         }
     }
 
@@ -232,12 +268,16 @@ class TipcShuffleConnectionTest {
             String nonce = request.field(ChannelBinding.NONCE_HEADER);
             Map<String, String> fields = new HashMap<>(Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH));
             switch (binding) {
-                case "another socket's" -> fields.put(ChannelBinding.REPLY_HEADER,
+                case "another socket's":
+                    fields.put(ChannelBinding.REPLY_HEADER,
                         ChannelBinding.reply(SocketPairTransport.JOB_TOKEN, nonce, "tipc:<1001003:17>"));
-                case "an earlier request's" -> fields.put(ChannelBinding.REPLY_HEADER,
+                    break;
+                case "an earlier request's":
+                    fields.put(ChannelBinding.REPLY_HEADER,
                         ChannelBinding.reply(SocketPairTransport.JOB_TOKEN, ChannelBinding.nonce(), ChannelStream.SERVER));
-                default -> {
-                }
+                    break;
+                default:
+                    break;
             }
             SocketPairTransport.writeUnbound(socket, CannedResponse.of(200, self, fields, impostors));
         });

@@ -30,6 +30,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -67,7 +68,55 @@ class GatherPipelineTest {
         handler.stop();
     }
 
-    private record Answer(byte[] bytes, long outputsOk, long outputsFailed, long outputBytes) {
+    private static final class Answer {
+        private final byte[] bytes;
+        private final long outputsOk;
+        private final long outputsFailed;
+        private final long outputBytes;
+
+        private Answer(byte[] bytes, long outputsOk, long outputsFailed, long outputBytes) {
+            this.bytes = bytes;
+            this.outputsOk = outputsOk;
+            this.outputsFailed = outputsFailed;
+            this.outputBytes = outputBytes;
+        }
+
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        public long outputsOk() {
+            return outputsOk;
+        }
+
+        public long outputsFailed() {
+            return outputsFailed;
+        }
+
+        public long outputBytes() {
+            return outputBytes;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Answer)) {
+                return false;
+            }
+            Answer that = (Answer) o;
+            return Objects.equals(bytes, that.bytes) && outputsOk == that.outputsOk
+                    && outputsFailed == that.outputsFailed && outputBytes == that.outputBytes;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(bytes, outputsOk, outputsFailed, outputBytes);
+        }
+
+        @Override
+        public String toString() {
+            return "Answer[bytes=" + bytes + ", outputsOk=" + outputsOk + ", outputsFailed=" + outputsFailed
+                    + ", outputBytes=" + outputBytes + "]";
+        }
     }
 
     @Test

@@ -31,6 +31,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -59,7 +61,41 @@ class GatherSmallOutputsKernelTest {
     }
 
     /** One response's bytes after its head, and the server's write system calls while it was answered. */
-    private record Answer(byte[] body, long serverWrites) {
+    private static final class Answer {
+        private final byte[] body;
+        private final long serverWrites;
+
+        private Answer(byte[] body, long serverWrites) {
+            this.body = body;
+            this.serverWrites = serverWrites;
+        }
+
+        public byte[] body() {
+            return body;
+        }
+
+        public long serverWrites() {
+            return serverWrites;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Answer)) {
+                return false;
+            }
+            Answer that = (Answer) o;
+            return Objects.equals(body, that.body) && serverWrites == that.serverWrites;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(body, serverWrites);
+        }
+
+        @Override
+        public String toString() {
+            return "Answer[body=" + body + ", serverWrites=" + serverWrites + "]";
+        }
     }
 
     @Test
@@ -132,7 +168,7 @@ class GatherSmallOutputsKernelTest {
     private static long serverWrites() throws IOException {
         long writes = 0;
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : tasks.toList()) {
+            for (Path task : tasks.collect(Collectors.toList())) {
                 try {
                     if (Files.readString(task.resolve("comm")).startsWith(TipcShuffleServer.THREAD_NAME)) {
                         writes += syscw(Files.readAllLines(task.resolve("io")));

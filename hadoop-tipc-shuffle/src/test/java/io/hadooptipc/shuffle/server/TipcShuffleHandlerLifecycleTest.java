@@ -36,10 +36,12 @@ class TipcShuffleHandlerLifecycleTest {
             TipcShuffleHandler handler = new TipcShuffleHandler() {
                 @Override
                 Closeable startTipc(Configuration conf) throws IOException {
-                    if (failure instanceof IOException e) {
+                    if (failure instanceof IOException) {
+                        IOException e = (IOException) failure;
                         throw e;
                     }
-                    if (failure instanceof RuntimeException e) {
+                    if (failure instanceof RuntimeException) {
+                        RuntimeException e = (RuntimeException) failure;
                         throw e;
                     }
                     throw (Error) failure;

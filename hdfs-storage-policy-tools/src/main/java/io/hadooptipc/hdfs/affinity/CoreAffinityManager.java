@@ -2,6 +2,7 @@ package io.hadooptipc.hdfs.affinity;
 
 import java.util.BitSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.WeakHashMap;
 
@@ -23,7 +24,41 @@ public final class CoreAffinityManager {
     private static final Logger LOG = LoggerFactory.getLogger(CoreAffinityManager.class);
 
     /** A choice and why it was made. */
-    public record Choice(int cpu, String reason) {
+    public static final class Choice {
+        private final int cpu;
+        private final String reason;
+
+        public Choice(int cpu, String reason) {
+            this.cpu = cpu;
+            this.reason = reason;
+        }
+
+        public int cpu() {
+            return cpu;
+        }
+
+        public String reason() {
+            return reason;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Choice)) {
+                return false;
+            }
+            Choice that = (Choice) o;
+            return cpu == that.cpu && Objects.equals(reason, that.reason);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(cpu, reason);
+        }
+
+        @Override
+        public String toString() {
+            return "Choice[cpu=" + cpu + ", reason=" + reason + "]";
+        }
     }
 
     private final CpuTopology topology;

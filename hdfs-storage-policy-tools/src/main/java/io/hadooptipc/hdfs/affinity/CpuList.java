@@ -10,7 +10,7 @@ final class CpuList {
 
     static BitSet parse(String list) {
         BitSet cpus = new BitSet();
-        for (String range : list.strip().split(",")) {
+        for (String range : list.trim().split(",")) {
             if (range.isEmpty()) {
                 continue;
             }
@@ -19,11 +19,11 @@ final class CpuList {
                 int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
                 int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1));
                 if (from < 0 || to < from) {
-                    throw new IllegalArgumentException("bad CPU range '" + range + "' in '" + list.strip() + "'");
+                    throw new IllegalArgumentException("bad CPU range '" + range + "' in '" + list.trim() + "'");
                 }
                 cpus.set(from, to + 1);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("bad CPU list '" + list.strip() + "'", e);
+                throw new IllegalArgumentException("bad CPU list '" + list.trim() + "'", e);
             }
         }
         return cpus;

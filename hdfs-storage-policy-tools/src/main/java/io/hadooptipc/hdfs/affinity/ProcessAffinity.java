@@ -3,6 +3,7 @@ package io.hadooptipc.hdfs.affinity;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.BitSet;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -38,7 +39,7 @@ final class ProcessAffinity {
             Configuration c = Settings.withDefaults(conf);
             // read here, on the DataNode's start-up path, so that a bad value stops it there
             sampleIntervalMs = Settings.positiveLong(c, AffinitySettings.LOAD_SAMPLE_INTERVAL_MS);
-            manager = create(c, Path.of("/sys"), Path.of("/proc"));
+            manager = create(c, Paths.get("/sys"), Paths.get("/proc"));
         }
         return manager;
     }
@@ -72,14 +73,14 @@ final class ProcessAffinity {
     /** Starts the load sampler for the first user; each user calls {@link #stopSampling()} once. */
     static synchronized void startSampling(Configuration conf) {
         Optional<CoreAffinityManager> m = manager(conf);
-        if (m.isEmpty()) {
+        if (!m.isPresent()) {
             return;
         }
         samplerUsers++;
         if (sampler != null) {
             return;
         }
-        CpuLoadSampler loads = new CpuLoadSampler(Path.of("/proc"));
+        CpuLoadSampler loads = new CpuLoadSampler(Paths.get("/proc"));
         sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "writer-affinity-load-sampler");
             t.setDaemon(true);

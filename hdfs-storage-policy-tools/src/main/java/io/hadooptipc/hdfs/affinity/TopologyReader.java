@@ -1,15 +1,18 @@
 package io.hadooptipc.hdfs.affinity;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -37,13 +40,13 @@ public final class TopologyReader {
     /** @param nic the interface to look for; empty for the one that holds the default route */
     public CpuTopology read(String nic) throws IOException {
         Path cpuDir = sys.resolve("devices/system/cpu");
-        BitSet online = CpuList.parse(Files.readString(cpuDir.resolve("online")));
+        BitSet online = CpuList.parse(readText(cpuDir.resolve("online")));
         Set<BitSet> llcs = new LinkedHashSet<>();
         Map<Integer, Integer> socketOf = new LinkedHashMap<>();
         BitSet undescribed = new BitSet();
         for (int cpu = online.nextSetBit(0); cpu >= 0; cpu = online.nextSetBit(cpu + 1)) {
             Path dir = cpuDir.resolve("cpu" + cpu);
-            socketOf.put(cpu, Integer.parseInt(Files.readString(dir.resolve("topology/physical_package_id")).strip()));
+            socketOf.put(cpu, Integer.parseInt(readText(dir.resolve("topology/physical_package_id")).trim()));
             BitSet llc = lastLevelCache(dir.resolve("cache"));
             if (llc == null) {
                 undescribed.set(cpu);
@@ -54,7 +57,8 @@ public final class TopologyReader {
         llcs.addAll(socketsOf(undescribed, socketOf));
         String iface = nic.isEmpty() ? defaultRouteInterface() : nic;
         BitSet irqCpus = iface.isEmpty() ? new BitSet() : irqCpus(deviceNames(iface));
-        return new CpuTopology(online, List.copyOf(llcs), socketOf, numaNodes(), iface, irqCpus);
+        return new CpuTopology(online, Collections.unmodifiableList(new ArrayList<>(llcs)), socketOf, numaNodes(),
+                iface, irqCpus);
     }
 
     /**
@@ -64,7 +68,7 @@ public final class TopologyReader {
     private static List<BitSet> socketsOf(BitSet cpus, Map<Integer, Integer> socketOf) {
         Map<Integer, BitSet> bySocket = new LinkedHashMap<>();
         cpus.stream().forEach(cpu -> bySocket.computeIfAbsent(socketOf.get(cpu), s -> new BitSet()).set(cpu));
-        return List.copyOf(bySocket.values());
+        return Collections.unmodifiableList(new ArrayList<>(bySocket.values()));
     }
 
     /** The CPUs sharing the highest-level data or unified cache; null if the kernel describes none. */
@@ -75,12 +79,12 @@ public final class TopologyReader {
         int bestLevel = -1;
         BitSet shared = null;
         try (Stream<Path> indexes = Files.list(cacheDir)) {
-            for (Path index : indexes.filter(p -> p.getFileName().toString().startsWith("index")).sorted().toList()) {
-                String type = Files.readString(index.resolve("type")).strip();
-                int level = Integer.parseInt(Files.readString(index.resolve("level")).strip());
+            for (Path index : indexes.filter(p -> p.getFileName().toString().startsWith("index")).sorted().collect(Collectors.toList())) {
+                String type = readText(index.resolve("type")).trim();
+                int level = Integer.parseInt(readText(index.resolve("level")).trim());
                 if (!type.equals("Instruction") && level > bestLevel) {
                     bestLevel = level;
-                    shared = CpuList.parse(Files.readString(index.resolve("shared_cpu_list")));
+                    shared = CpuList.parse(readText(index.resolve("shared_cpu_list")));
                 }
             }
         }
@@ -93,14 +97,14 @@ public final class TopologyReader {
     private List<BitSet> numaNodes() throws IOException {
         Path nodeDir = sys.resolve("devices/system/node");
         if (!Files.isDirectory(nodeDir)) {
-            return List.of();
+            return Collections.emptyList();
         }
         try (Stream<Path> nodes = Files.list(nodeDir)) {
             List<Path> dirs = nodes.filter(p -> p.getFileName().toString().matches("node\\d+"))
-                    .sorted((a, b) -> Integer.compare(nodeNumber(a), nodeNumber(b))).toList();
+                    .sorted((a, b) -> Integer.compare(nodeNumber(a), nodeNumber(b))).collect(Collectors.toList());
             List<BitSet> cpus = new ArrayList<>();
             for (Path d : dirs) {
-                cpus.add(CpuList.parse(Files.readString(d.resolve("cpulist"))));
+                cpus.add(CpuList.parse(readText(d.resolve("cpulist"))));
             }
             return cpus;
         }
@@ -116,7 +120,7 @@ public final class TopologyReader {
         if (!Files.exists(routes)) {
             return "";
         }
-        return Files.readAllLines(routes).stream().skip(1).map(l -> l.strip().split("\\s+"))
+        return Files.readAllLines(routes).stream().skip(1).map(l -> l.trim().split("\\s+"))
                 .filter(f -> f.length > 2 && f[1].equals("00000000")).map(f -> f[0]).findFirst().orElse("");
     }
 
@@ -147,10 +151,10 @@ public final class TopologyReader {
 
     private BitSet irqCpus(Set<String> names) throws IOException {
         List<String> lines = Files.readAllLines(proc.resolve("interrupts"));
-        int columns = lines.get(0).strip().split("\\s+").length;
+        int columns = lines.get(0).trim().split("\\s+").length;
         BitSet cpus = new BitSet();
         for (String line : lines.subList(1, lines.size())) {
-            String[] f = line.strip().split("\\s+");
+            String[] f = line.trim().split("\\s+");
             if (f.length <= columns + 1 || !f[0].matches("\\d+:") || !namesAny(f, columns + 1, names)) {
                 continue;
             }
@@ -165,7 +169,7 @@ public final class TopologyReader {
             }
             String irq = f[0].substring(0, f[0].length() - 1);
             Path effective = proc.resolve("irq").resolve(irq).resolve("effective_affinity_list");
-            String list = Files.exists(effective) ? Files.readString(effective).strip() : "";
+            String list = Files.exists(effective) ? readText(effective).trim() : "";
             cpus.or(list.isEmpty() ? fired : CpuList.parse(list));
         }
         return cpus;
@@ -183,5 +187,9 @@ public final class TopologyReader {
             }
         }
         return false;
+    }
+
+    private static String readText(Path file) throws IOException {
+        return new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
     }
 }

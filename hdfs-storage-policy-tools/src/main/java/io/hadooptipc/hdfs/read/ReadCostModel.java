@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -116,9 +117,51 @@ public final class ReadCostModel {
         return groups;
     }
 
-    private record Ranked<R>(R replica, double mbps, int distance) {
+    private static final class Ranked<R> {
+        private final R replica;
+        private final double mbps;
+        private final int distance;
+
+        private Ranked(R replica, double mbps, int distance) {
+            this.replica = replica;
+            this.mbps = mbps;
+            this.distance = distance;
+        }
+
         static final Comparator<Ranked<?>> FASTEST_FIRST = Comparator
                 .comparingDouble((Ranked<?> r) -> -r.mbps)
                 .thenComparingInt(r -> r.distance);
+
+        public R replica() {
+            return replica;
+        }
+
+        public double mbps() {
+            return mbps;
+        }
+
+        public int distance() {
+            return distance;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Ranked)) {
+                return false;
+            }
+            Ranked<?> that = (Ranked<?>) o;
+            return Objects.equals(replica, that.replica) && Double.compare(mbps, that.mbps) == 0
+                    && distance == that.distance;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(replica, mbps, distance);
+        }
+
+        @Override
+        public String toString() {
+            return "Ranked[replica=" + replica + ", mbps=" + mbps + ", distance=" + distance + "]";
+        }
     }
 }

@@ -71,9 +71,10 @@ public class ReadCostNetworkTopology extends DFSNetworkTopology implements Confi
         }
         StorageType[] types = new StorageType[activeLen];
         for (int i = 0; i < activeLen; i++) {
-            if (!(nodes[i] instanceof DatanodeInfoWithStorage replica)) {
+            if (!(nodes[i] instanceof DatanodeInfoWithStorage)) {
                 return false;
             }
+            DatanodeInfoWithStorage replica = (DatanodeInfoWithStorage) nodes[i];
             types[i] = replica.getStorageType();
         }
         if (!model.ranks(types, activeLen)) {

@@ -2,6 +2,7 @@ package io.hadooptipc.hdfs.report;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -38,7 +39,7 @@ public final class ReadOrderPreview {
         List<DatanodeInfo> matches = Arrays.stream(datanodes)
                 .filter(dn -> client.equals(dn.getXferAddr()) || client.equals(dn.getIpAddr())
                         || client.equals(dn.getHostName()))
-                .toList();
+                .collect(Collectors.toList());
         if (matches.isEmpty()) {
             reader = new NodeBase(client, clientRack);
             readerDescription = client + " (no DataNode) in " + clientRack;

@@ -53,16 +53,21 @@ public final class StoragePolicyReport extends Configured implements Tool {
         String path = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "-R" -> recursive = true;
-                case "-client" -> client = value(args, ++i);
-                case "-clientRack" -> clientRack = value(args, ++i);
-                default -> {
+                case "-R":
+                    recursive = true;
+                    break;
+                case "-client":
+                    client = value(args, ++i);
+                    break;
+                case "-clientRack":
+                    clientRack = value(args, ++i);
+                    break;
+                default:
                     if (path != null || args[i].startsWith("-")) {
                         System.err.println(USAGE);
                         return 2;
                     }
                     path = args[i];
-                }
             }
         }
         if (path == null) {
@@ -71,10 +76,11 @@ public final class StoragePolicyReport extends Configured implements Tool {
         }
         Path root = new Path(path);
         FileSystem fs = root.getFileSystem(getConf());
-        if (!(fs instanceof DistributedFileSystem dfs)) {
+        if (!(fs instanceof DistributedFileSystem)) {
             System.err.println(path + " is on " + fs.getUri() + ", not HDFS");
             return 1;
         }
+        DistributedFileSystem dfs = (DistributedFileSystem) fs;
         ReadOrderPreview preview = new ReadOrderPreview(getConf(),
                 dfs.getDataNodeStats(DatanodeReportType.LIVE), client, clientRack);
         out.println("Read order for " + preview.readerDescription()

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,7 +18,7 @@ class TopologyReaderTest {
     Path dir;
 
     private static List<String> lists(List<BitSet> sets) {
-        return sets.stream().map(CpuList::format).toList();
+        return sets.stream().map(CpuList::format).collect(Collectors.toList());
     }
 
     @Test

@@ -12,12 +12,53 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.apache.hadoop.fs.StorageType;
 import org.junit.jupiter.api.Test;
 
 class ReadCostModelTest {
-    record Replica(String node, StorageType type, int distance) {
+    static final class Replica {
+        private final String node;
+        private final StorageType type;
+        private final int distance;
+
+        Replica(String node, StorageType type, int distance) {
+            this.node = node;
+            this.type = type;
+            this.distance = distance;
+        }
+
+        public String node() {
+            return node;
+        }
+
+        public StorageType type() {
+            return type;
+        }
+
+        public int distance() {
+            return distance;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Replica)) {
+                return false;
+            }
+            Replica that = (Replica) o;
+            return Objects.equals(node, that.node) && Objects.equals(type, that.type) && distance == that.distance;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(node, type, distance);
+        }
+
+        @Override
+        public String toString() {
+            return "Replica[node=" + node + ", type=" + type + ", distance=" + distance + "]";
+        }
     }
 
     private final ReadCostModel model = new ReadCostModel(

@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -54,7 +55,7 @@ class StoragePolicyReportTest {
         int rc = ToolRunner.run(new Configuration(cluster.getConfiguration(0)),
                 new StoragePolicyReport(new PrintStream(bytes, true, StandardCharsets.UTF_8)), args);
         assertEquals(0, rc);
-        return bytes.toString(StandardCharsets.UTF_8).lines().toList();
+        return bytes.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
     }
 
     private static String lineAfter(List<String> lines, String start, String prefix) {

@@ -21,6 +21,7 @@ import java.net.HttpURLConnection;
 import java.net.URL;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 import javax.crypto.SecretKey;
 
@@ -36,8 +37,77 @@ public final class FetchCost {
      * One series of fetches: wall time and the fetching thread's CPU in total, what the streams did,
      * and how many map outputs came over TIPC and over HTTP/TCP (by our counters; none for the stock fetcher).
      */
-    public record Measured(int fetches, long wallNanos, long cpuNanos, long streamsOpened, long streamsReused,
-                           long tipcMapOutputs, long tcpMapOutputs) {
+    public static final class Measured {
+        private final int fetches;
+        private final long wallNanos;
+        private final long cpuNanos;
+        private final long streamsOpened;
+        private final long streamsReused;
+        private final long tipcMapOutputs;
+        private final long tcpMapOutputs;
+
+        public Measured(int fetches, long wallNanos, long cpuNanos, long streamsOpened, long streamsReused,
+                long tipcMapOutputs, long tcpMapOutputs) {
+            this.fetches = fetches;
+            this.wallNanos = wallNanos;
+            this.cpuNanos = cpuNanos;
+            this.streamsOpened = streamsOpened;
+            this.streamsReused = streamsReused;
+            this.tipcMapOutputs = tipcMapOutputs;
+            this.tcpMapOutputs = tcpMapOutputs;
+        }
+
+        public int fetches() {
+            return fetches;
+        }
+
+        public long wallNanos() {
+            return wallNanos;
+        }
+
+        public long cpuNanos() {
+            return cpuNanos;
+        }
+
+        public long streamsOpened() {
+            return streamsOpened;
+        }
+
+        public long streamsReused() {
+            return streamsReused;
+        }
+
+        public long tipcMapOutputs() {
+            return tipcMapOutputs;
+        }
+
+        public long tcpMapOutputs() {
+            return tcpMapOutputs;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Measured)) {
+                return false;
+            }
+            Measured that = (Measured) o;
+            return fetches == that.fetches && wallNanos == that.wallNanos && cpuNanos == that.cpuNanos
+                    && streamsOpened == that.streamsOpened && streamsReused == that.streamsReused
+                    && tipcMapOutputs == that.tipcMapOutputs && tcpMapOutputs == that.tcpMapOutputs;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(fetches, wallNanos, cpuNanos, streamsOpened, streamsReused, tipcMapOutputs,
+                    tcpMapOutputs);
+        }
+
+        @Override
+        public String toString() {
+            return "Measured[fetches=" + fetches + ", wallNanos=" + wallNanos + ", cpuNanos=" + cpuNanos
+                    + ", streamsOpened=" + streamsOpened + ", streamsReused=" + streamsReused + ", tipcMapOutputs="
+                    + tipcMapOutputs + ", tcpMapOutputs=" + tcpMapOutputs + "]";
+        }
     }
 
     private FetchCost() {

@@ -29,6 +29,7 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 import javax.crypto.SecretKey;
 
@@ -40,7 +41,41 @@ import javax.crypto.SecretKey;
  */
 public final class ReduceTaskShuffle {
     /** A finished map attempt and its NodeManager's shuffle address, as its completion event names them. */
-    public record MapOutputAt(String mapAttemptId, String trackerHttp) {
+    public static final class MapOutputAt {
+        private final String mapAttemptId;
+        private final String trackerHttp;
+
+        public MapOutputAt(String mapAttemptId, String trackerHttp) {
+            this.mapAttemptId = mapAttemptId;
+            this.trackerHttp = trackerHttp;
+        }
+
+        public String mapAttemptId() {
+            return mapAttemptId;
+        }
+
+        public String trackerHttp() {
+            return trackerHttp;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof MapOutputAt)) {
+                return false;
+            }
+            MapOutputAt that = (MapOutputAt) o;
+            return Objects.equals(mapAttemptId, that.mapAttemptId) && Objects.equals(trackerHttp, that.trackerHttp);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(mapAttemptId, trackerHttp);
+        }
+
+        @Override
+        public String toString() {
+            return "MapOutputAt[mapAttemptId=" + mapAttemptId + ", trackerHttp=" + trackerHttp + "]";
+        }
     }
 
     /**
@@ -49,9 +84,64 @@ public final class ReduceTaskShuffle {
      * (equal for two shuffles of the same partitions, whatever carried them); the task's counters (stock's and any
      * plugin's).
      */
-    public record Merged(long copyNanos, long copyCpuNanos, long records, long checksum, Counters counters) {
+    public static final class Merged {
+        private final long copyNanos;
+        private final long copyCpuNanos;
+        private final long records;
+        private final long checksum;
+        private final Counters counters;
+
+        public Merged(long copyNanos, long copyCpuNanos, long records, long checksum, Counters counters) {
+            this.copyNanos = copyNanos;
+            this.copyCpuNanos = copyCpuNanos;
+            this.records = records;
+            this.checksum = checksum;
+            this.counters = counters;
+        }
+
         public long counter(Enum<?> counter) {
             return counters.findCounter(counter).getValue();
+        }
+
+        public long copyNanos() {
+            return copyNanos;
+        }
+
+        public long copyCpuNanos() {
+            return copyCpuNanos;
+        }
+
+        public long records() {
+            return records;
+        }
+
+        public long checksum() {
+            return checksum;
+        }
+
+        public Counters counters() {
+            return counters;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Merged)) {
+                return false;
+            }
+            Merged that = (Merged) o;
+            return copyNanos == that.copyNanos && copyCpuNanos == that.copyCpuNanos && records == that.records
+                    && checksum == that.checksum && Objects.equals(counters, that.counters);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(copyNanos, copyCpuNanos, records, checksum, counters);
+        }
+
+        @Override
+        public String toString() {
+            return "Merged[copyNanos=" + copyNanos + ", copyCpuNanos=" + copyCpuNanos + ", records=" + records
+                    + ", checksum=" + checksum + ", counters=" + counters + "]";
         }
     }
 

@@ -18,7 +18,9 @@ import java.net.InetAddress;
 import java.net.URL;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import javax.crypto.SecretKey;
 
 /**
@@ -34,11 +36,93 @@ public final class RouteRecovery implements Closeable {
     public static final long RETRY_MILLIS = 20;
 
     /** One fetch; {@code failure} is null if it read the whole map output. Times from {@link System#nanoTime()}. */
-    public record Fetch(long startNanos, long endNanos, boolean viaTipc, String failure) {
+    public static final class Fetch {
+        private final long startNanos;
+        private final long endNanos;
+        private final boolean viaTipc;
+        private final String failure;
+
+        public Fetch(long startNanos, long endNanos, boolean viaTipc, String failure) {
+            this.startNanos = startNanos;
+            this.endNanos = endNanos;
+            this.viaTipc = viaTipc;
+            this.failure = failure;
+        }
+
+        public long startNanos() {
+            return startNanos;
+        }
+
+        public long endNanos() {
+            return endNanos;
+        }
+
+        public boolean viaTipc() {
+            return viaTipc;
+        }
+
+        public String failure() {
+            return failure;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Fetch)) {
+                return false;
+            }
+            Fetch that = (Fetch) o;
+            return startNanos == that.startNanos && endNanos == that.endNanos && viaTipc == that.viaTipc
+                    && Objects.equals(failure, that.failure);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(startNanos, endNanos, viaTipc, failure);
+        }
+
+        @Override
+        public String toString() {
+            return "Fetch[startNanos=" + startNanos + ", endNanos=" + endNanos + ", viaTipc=" + viaTipc + ", failure="
+                    + failure + "]";
+        }
     }
 
     /** A topology report about the host's name: published or withdrawn, and when it came. */
-    public record Report(boolean published, long nanos) {
+    public static final class Report {
+        private final boolean published;
+        private final long nanos;
+
+        public Report(boolean published, long nanos) {
+            this.published = published;
+            this.nanos = nanos;
+        }
+
+        public boolean published() {
+            return published;
+        }
+
+        public long nanos() {
+            return nanos;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Report)) {
+                return false;
+            }
+            Report that = (Report) o;
+            return published == that.published && nanos == that.nanos;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(published, nanos);
+        }
+
+        @Override
+        public String toString() {
+            return "Report[published=" + published + ", nanos=" + nanos + "]";
+        }
     }
 
     private final List<Fetch> fetches = new ArrayList<>();
@@ -100,14 +184,14 @@ public final class RouteRecovery implements Closeable {
     /** The fetches that started at or after {@code nanos}, in order. */
     public List<Fetch> fetchesSince(long nanos) {
         synchronized (fetches) {
-            return fetches.stream().filter(f -> f.startNanos() >= nanos).toList();
+            return fetches.stream().filter(f -> f.startNanos() >= nanos).collect(Collectors.toList());
         }
     }
 
     /** The topology reports that came at or after {@code nanos}, in order. */
     public List<Report> reportsSince(long nanos) {
         synchronized (reports) {
-            return reports.stream().filter(r -> r.nanos() >= nanos).toList();
+            return reports.stream().filter(r -> r.nanos() >= nanos).collect(Collectors.toList());
         }
     }
 

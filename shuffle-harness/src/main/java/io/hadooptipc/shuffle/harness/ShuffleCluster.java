@@ -9,6 +9,7 @@ import org.apache.hadoop.mapreduce.JobID;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -65,11 +66,53 @@ public interface ShuffleCluster extends AutoCloseable {
     }
 
     /** A job's id, output part files and counters. */
-    record Result(JobID id, Map<String, byte[]> parts, Counters counters) {
+    static final class Result {
+        private final JobID id;
+        private final Map<String, byte[]> parts;
+        private final Counters counters;
+
+        public Result(JobID id, Map<String, byte[]> parts, Counters counters) {
+            this.id = id;
+            this.parts = parts;
+            this.counters = counters;
+        }
+
         /** Every line of every part file, sorted: what a job's output must equal, whatever its partitioning. */
         public String sortedLines() {
             return parts.values().stream().flatMap(b -> new String(b, StandardCharsets.UTF_8).lines()).sorted()
                     .collect(Collectors.joining("\n", "", "\n"));
+        }
+
+        public JobID id() {
+            return id;
+        }
+
+        public Map<String, byte[]> parts() {
+            return parts;
+        }
+
+        public Counters counters() {
+            return counters;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Result)) {
+                return false;
+            }
+            Result that = (Result) o;
+            return Objects.equals(id, that.id) && Objects.equals(parts, that.parts)
+                    && Objects.equals(counters, that.counters);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(id, parts, counters);
+        }
+
+        @Override
+        public String toString() {
+            return "Result[id=" + id + ", parts=" + parts + ", counters=" + counters + "]";
         }
     }
 }

@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -90,7 +91,21 @@ public final class ShuffleComparison {
      * finish one after another, that far apart ({@link StaggeredMapper}), so each reducer sends a request per map
      * output to the map host.
      */
-    public record Spec(ShuffleJob job, int maps, int reduces, int records, int staggerMillis) {
+    public static final class Spec {
+        private final ShuffleJob job;
+        private final int maps;
+        private final int reduces;
+        private final int records;
+        private final int staggerMillis;
+
+        public Spec(ShuffleJob job, int maps, int reduces, int records, int staggerMillis) {
+            this.job = job;
+            this.maps = maps;
+            this.reduces = reduces;
+            this.records = records;
+            this.staggerMillis = staggerMillis;
+        }
+
         public Spec(ShuffleJob job, int maps, int reduces, int records) {
             this(job, maps, reduces, records, 0);
         }
@@ -98,17 +113,190 @@ public final class ShuffleComparison {
         public String name() {
             return job.label() + "-" + maps + "x" + reduces + (staggerMillis == 0 ? "" : "-staggered");
         }
+
+        public ShuffleJob job() {
+            return job;
+        }
+
+        public int maps() {
+            return maps;
+        }
+
+        public int reduces() {
+            return reduces;
+        }
+
+        public int records() {
+            return records;
+        }
+
+        public int staggerMillis() {
+            return staggerMillis;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Spec)) {
+                return false;
+            }
+            Spec that = (Spec) o;
+            return Objects.equals(job, that.job) && maps == that.maps && reduces == that.reduces
+                    && records == that.records && staggerMillis == that.staggerMillis;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(job, maps, reduces, records, staggerMillis);
+        }
+
+        @Override
+        public String toString() {
+            return "Spec[job=" + job + ", maps=" + maps + ", reduces=" + reduces + ", records=" + records
+                    + ", staggerMillis=" + staggerMillis + "]";
+        }
     }
 
     /** One reduce attempt: the shuffle's own wall and CPU time, launch to shuffle end (job history), the task's CPU. */
-    public record ReduceAttempt(long shuffleMillis, long shuffleCpuMillis, long launchToShuffleEndMillis, long cpuMillis) {
+    public static final class ReduceAttempt {
+        private final long shuffleMillis;
+        private final long shuffleCpuMillis;
+        private final long launchToShuffleEndMillis;
+        private final long cpuMillis;
+
+        public ReduceAttempt(long shuffleMillis, long shuffleCpuMillis, long launchToShuffleEndMillis, long cpuMillis) {
+            this.shuffleMillis = shuffleMillis;
+            this.shuffleCpuMillis = shuffleCpuMillis;
+            this.launchToShuffleEndMillis = launchToShuffleEndMillis;
+            this.cpuMillis = cpuMillis;
+        }
+
+        public long shuffleMillis() {
+            return shuffleMillis;
+        }
+
+        public long shuffleCpuMillis() {
+            return shuffleCpuMillis;
+        }
+
+        public long launchToShuffleEndMillis() {
+            return launchToShuffleEndMillis;
+        }
+
+        public long cpuMillis() {
+            return cpuMillis;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof ReduceAttempt)) {
+                return false;
+            }
+            ReduceAttempt that = (ReduceAttempt) o;
+            return shuffleMillis == that.shuffleMillis && shuffleCpuMillis == that.shuffleCpuMillis
+                    && launchToShuffleEndMillis == that.launchToShuffleEndMillis && cpuMillis == that.cpuMillis;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(shuffleMillis, shuffleCpuMillis, launchToShuffleEndMillis, cpuMillis);
+        }
+
+        @Override
+        public String toString() {
+            return "ReduceAttempt[shuffleMillis=" + shuffleMillis + ", shuffleCpuMillis=" + shuffleCpuMillis
+                    + ", launchToShuffleEndMillis=" + launchToShuffleEndMillis + ", cpuMillis=" + cpuMillis + "]";
+        }
     }
 
     /** One job run with one shuffle: its output, whether that is the expected output, and what it cost. */
-    public record Measured(Spec spec, Side side, int round, ShuffleCluster.Result result, boolean correct,
-                           long jobMillis, List<ReduceAttempt> reduces, long servingCpuMillis, long crossMachineTipcBytes) {
+    public static final class Measured {
+        private final Spec spec;
+        private final Side side;
+        private final int round;
+        private final ShuffleCluster.Result result;
+        private final boolean correct;
+        private final long jobMillis;
+        private final List<ReduceAttempt> reduces;
+        private final long servingCpuMillis;
+        private final long crossMachineTipcBytes;
+
+        public Measured(Spec spec, Side side, int round, ShuffleCluster.Result result, boolean correct, long jobMillis,
+                List<ReduceAttempt> reduces, long servingCpuMillis, long crossMachineTipcBytes) {
+            this.spec = spec;
+            this.side = side;
+            this.round = round;
+            this.result = result;
+            this.correct = correct;
+            this.jobMillis = jobMillis;
+            this.reduces = reduces;
+            this.servingCpuMillis = servingCpuMillis;
+            this.crossMachineTipcBytes = crossMachineTipcBytes;
+        }
+
         public long counter(Enum<?> counter) {
             return result.counters().findCounter(counter).getValue();
+        }
+
+        public Spec spec() {
+            return spec;
+        }
+
+        public Side side() {
+            return side;
+        }
+
+        public int round() {
+            return round;
+        }
+
+        public ShuffleCluster.Result result() {
+            return result;
+        }
+
+        public boolean correct() {
+            return correct;
+        }
+
+        public long jobMillis() {
+            return jobMillis;
+        }
+
+        public List<ReduceAttempt> reduces() {
+            return reduces;
+        }
+
+        public long servingCpuMillis() {
+            return servingCpuMillis;
+        }
+
+        public long crossMachineTipcBytes() {
+            return crossMachineTipcBytes;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Measured)) {
+                return false;
+            }
+            Measured that = (Measured) o;
+            return Objects.equals(spec, that.spec) && Objects.equals(side, that.side) && round == that.round
+                    && Objects.equals(result, that.result) && correct == that.correct && jobMillis == that.jobMillis
+                    && Objects.equals(reduces, that.reduces) && servingCpuMillis == that.servingCpuMillis
+                    && crossMachineTipcBytes == that.crossMachineTipcBytes;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(spec, side, round, result, correct, jobMillis, reduces, servingCpuMillis,
+                    crossMachineTipcBytes);
+        }
+
+        @Override
+        public String toString() {
+            return "Measured[spec=" + spec + ", side=" + side + ", round=" + round + ", result=" + result
+                    + ", correct=" + correct + ", jobMillis=" + jobMillis + ", reduces=" + reduces
+                    + ", servingCpuMillis=" + servingCpuMillis + ", crossMachineTipcBytes=" + crossMachineTipcBytes
+                    + "]";
         }
     }
 
@@ -198,7 +386,7 @@ public final class ShuffleComparison {
                 .map(a -> new ReduceAttempt(value(a.getCounters(), TimedShuffleConsumer.Counter.SHUFFLE_MILLIS),
                         value(a.getCounters(), TimedShuffleConsumer.Counter.SHUFFLE_CPU_MILLIS),
                         a.getShuffleFinishTime() - a.getStartTime(), value(a.getCounters(), TaskCounter.CPU_MILLISECONDS)))
-                .toList();
+                .collect(Collectors.toList());
         return new Measured(spec, side, round, result, result.sortedLines().equals(expected),
                 history.getFinishTime() - history.getLaunchTime(), reduces, servingCpu / 1_000_000, tipcBytes);
     }
