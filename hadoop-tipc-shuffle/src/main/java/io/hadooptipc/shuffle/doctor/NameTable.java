@@ -13,22 +13,30 @@ import java.util.Objects;
 /** The bindings of one service type in the cluster's name table, as this node's topology service sees them. */
 final class NameTable {
 
-    /** One socket's binding of {@code instance}, on node {@code node}. */
+    /** One socket's binding of the instances {@code lower..upper} (unsigned): the socket {@code port} on {@code node}. */
     static final class Binding {
-        private final int instance;
+        private final int lower;
+        private final int upper;
         private final int node;
+        private final int port;
 
-        Binding(int instance, int node) {
-            this.instance = instance;
+        Binding(int lower, int upper, int node, int port) {
+            this.lower = lower;
+            this.upper = upper;
             this.node = node;
+            this.port = port;
         }
 
-        public int instance() {
-            return instance;
+        boolean covers(int instance) {
+            return Integer.compareUnsigned(lower, instance) <= 0 && Integer.compareUnsigned(instance, upper) <= 0;
         }
 
-        public int node() {
+        int node() {
             return node;
+        }
+
+        int port() {
+            return port;
         }
 
         @Override
@@ -37,17 +45,18 @@ final class NameTable {
                 return false;
             }
             Binding that = (Binding) o;
-            return instance == that.instance && node == that.node;
+            return lower == that.lower && upper == that.upper && node == that.node && port == that.port;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(instance, node);
+            return Objects.hash(lower, upper, node, port);
         }
 
         @Override
         public String toString() {
-            return "Binding[instance=" + instance + ", node=" + node + "]";
+            return "Binding[" + Integer.toUnsignedString(lower) + ".." + Integer.toUnsignedString(upper) + " by "
+                    + Integer.toHexString(node) + ":" + Integer.toUnsignedString(port) + "]";
         }
     }
 
@@ -62,9 +71,8 @@ final class NameTable {
                     Duration.ofMillis(100));
             for (TipcTopologyEvent e = next(topology); e.kind() != TipcTopologyEvent.Kind.TIMEOUT; e = next(topology)) {
                 if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED) {
-                    for (long i = Integer.toUnsignedLong(e.lower()); i <= Integer.toUnsignedLong(e.upper()); i++) {
-                        bindings.add(new Binding((int) i, e.node()));
-                    }
+                    // A range as it was bound: one socket may bind every instance of the type.
+                    bindings.add(new Binding(e.lower(), e.upper(), e.node(), e.socket().ref()));
                 }
             }
         }

@@ -10,7 +10,7 @@ import java.util.function.IntFunction;
 
 /**
  * Reads the name table for the shuffle: whether this node's NodeManager publishes the
- * names reducers derive from its addresses, and which other nodes publish theirs.
+ * names reducers derive from its addresses, and it alone, and which other nodes publish theirs.
  */
 final class PublishedNames {
     static final String OWN = "shuffle-names";
@@ -31,15 +31,36 @@ final class PublishedNames {
         List<String> published = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         List<String> heldElsewhere = new ArrayList<>();
+        List<String> shared = new ArrayList<>();
         for (ShuffleServiceName name : ours) {
             String shown = name + " as " + name.tipcAddress(serviceType);
-            if (bindings.contains(new NameTable.Binding(name.instance(), ownNode))) {
-                published.add(shown);
-                continue;
+            List<NameTable.Binding> holders = new ArrayList<>();
+            boolean here = false;
+            for (NameTable.Binding b : bindings) {
+                if (b.covers(name.instance())) {
+                    holders.add(b);
+                    here |= b.node() == ownNode;
+                }
             }
-            missing.add(shown);
-            bindings.stream().filter(b -> b.instance() == name.instance()).findFirst().ifPresent(b ->
-                    heldElsewhere.add(shown + " is held by node " + identity.apply(b.node())));
+            if (here) {
+                published.add(shown);
+                if (holders.size() > 1) {
+                    shared.add(shown + " is bound by " + holders.size() + " sockets: " + sockets(holders, identity));
+                }
+            } else {
+                missing.add(shown);
+                if (!holders.isEmpty()) {
+                    heldElsewhere.add(shown + " is held by " + sockets(holders, identity));
+                }
+            }
+        }
+        if (!shared.isEmpty()) {
+            return new Check(OWN, Check.Status.FAIL, String.join("; ", shared),
+                    "one socket on this node is the NodeManager's listener; any other is another process's (any user"
+                            + " may bind a TIPC name), to which the kernel hands a share of reducers' connections:"
+                            + " they refuse it and fetch over HTTP/TCP. Find it with `tipc socket list` on its node"
+                            + " (the port is its socket reference) and stop it; the NodeManager logs each such socket"
+                            + " and counts it in ShuffleNameOtherHolders.");
         }
         if (missing.isEmpty()) {
             return Check.ok(OWN, "all " + published.size() + " published by this node: " + String.join(", ", published));
@@ -64,6 +85,14 @@ final class PublishedNames {
                 "check yarn.nodemanager.aux-services.mapreduce_shuffle.class = "
                         + "io.hadooptipc.shuffle.server.TipcShuffleHandler, mapreduce.shuffle.tipc.enabled,"
                         + " and the NodeManager log for 'TIPC shuffle not started'." + collisionFix);
+    }
+
+    private static String sockets(List<NameTable.Binding> holders, IntFunction<String> identity) {
+        List<String> sockets = new ArrayList<>();
+        for (NameTable.Binding b : holders) {
+            sockets.add("node " + identity.apply(b.node()) + " port " + Integer.toUnsignedString(b.port()));
+        }
+        return String.join(", ", sockets);
     }
 
     static Check peers(int ownNode, List<NameTable.Binding> bindings, IntFunction<String> identity) {

@@ -6,7 +6,11 @@ import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.testbed.Testbed;
 import io.hadooptipc.tipc.Tipc;
+import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
+import io.hadooptipc.tipc.TipcServiceRange;
+import io.hadooptipc.tipc.TipcTopologyChannel;
+import io.hadooptipc.tipc.TipcTopologyEvent;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.junit.jupiter.api.Tag;
@@ -62,6 +66,28 @@ class DoctorKernelTest {
         } finally {
             n1.close();
             n2.close();
+        }
+    }
+
+    @Test
+    void anotherSocketBindingEveryInstanceFailsTheNamesWithItsNodeAndPort() throws Exception {
+        int port = ShuffleHandler.DEFAULT_SHUFFLE_PORT;
+        TipcServerSocketChannel n1 = Testbed.on("n1", () -> publish(port));
+        TipcServerSocketChannel squatter = Testbed.on("n3", () -> TipcServerSocketChannel.open()
+                .bind(TipcServiceRange.all(TYPE), TipcScope.CLUSTER));
+        try {
+            int ref = squatter.getLocalAddress().ref();
+            ShuffleServiceName n1Name = Testbed.on("n1", () -> ShuffleServiceName.ofThisHost(port)).stream()
+                    .filter(n -> !n.address().isLoopbackAddress()).findFirst().orElseThrow();
+            awaitBoundBy(n1Name, squatter.getLocalAddress().node());
+            Check names = Testbed.on("n1", () -> byName(NodeDoctor.forThisNode(new Configuration())))
+                    .get("shuffle-names");
+            assertEquals(Check.Status.FAIL, names.status(), names.toString());
+            assertTrue(names.finding().contains(n1Name + " as ") && names.finding().contains(
+                    "node n3 port " + Integer.toUnsignedString(ref)), names.finding());
+        } finally {
+            n1.close();
+            squatter.close();
         }
     }
 
@@ -127,6 +153,23 @@ class DoctorKernelTest {
     }
 
     /** Binds this node's shuffle names as TipcShuffleHandler publishes them. */
+    /** Waits until n1's topology service reports a binding of {@code name} by a socket on {@code node}. */
+    private static void awaitBoundBy(ShuffleServiceName name, int node) throws Exception {
+        Testbed.on("n1", () -> {
+            try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+                topology.subscribe(TipcServiceRange.of(name.tipcAddress(TYPE)), TipcTopologyChannel.Mode.EVERY_BINDING,
+                        Duration.ofSeconds(20));
+                for (TipcTopologyEvent e = topology.receive(); e.kind() != TipcTopologyEvent.Kind.TIMEOUT;
+                     e = topology.receive()) {
+                    if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED && e.node() == node) {
+                        return null;
+                    }
+                }
+            }
+            throw new AssertionError(name + " not bound on node " + Integer.toHexString(node) + " within 20 s");
+        });
+    }
+
     private static TipcServerSocketChannel publish(int port) throws Exception {
         TipcServerSocketChannel server = TipcServerSocketChannel.open();
         for (ShuffleServiceName name : ShuffleServiceName.ofThisHost(port)) {

@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The verdicts on a name table; the table itself is read from a real kernel in DoctorKernelTest. */
@@ -50,6 +51,34 @@ class PublishedNamesTest {
     }
 
     @Test
+    void aNameTheNodeManagerPublishesAndAnotherSocketBindsFailsNamingThatSocket() {
+        Check other = PublishedNames.own(List.of(a, b), TYPE, SELF,
+                List.of(bound(a, SELF), bound(b, SELF), bound(b, PEER)), true, n -> n == PEER ? "n2" : "n1");
+        assertEquals(Check.Status.FAIL, other.status(), other.toString());
+        assertTrue(other.finding().contains("10.0.1.1:13562 as tipc:{18700,") && other.finding().contains(
+                "is bound by 2 sockets: node n1 port 7, node n2 port 7"), other.finding());
+        assertTrue(other.fix().contains("tipc socket list"), other.fix());
+
+        Check sameNode = PublishedNames.own(List.of(a), TYPE, SELF,
+                List.of(bound(a, SELF), new NameTable.Binding(a.instance(), a.instance(), SELF, 9)), true,
+                n -> "n1");
+        assertEquals(Check.Status.FAIL, sameNode.status(), "a second socket on the NodeManager's own node");
+        assertTrue(sameNode.finding().endsWith("node n1 port 7, node n1 port 9"), sameNode.finding());
+    }
+
+    @Test
+    void aRangeOverEveryInstanceHoldsEachNameWithoutListingThem() {
+        NameTable.Binding all = new NameTable.Binding(0, -1, PEER, 3);
+        assertTrue(all.covers(a.instance()) && all.covers(0) && all.covers(-1));
+        assertFalse(new NameTable.Binding(5, 9, PEER, 3).covers(-7), "unsigned: 4294967289 is past 9");
+        Check c = PublishedNames.own(List.of(a), TYPE, SELF, List.of(bound(a, SELF), all), true,
+                n -> n == PEER ? "n2" : "n1");
+        assertEquals(Check.Status.FAIL, c.status(), c.toString());
+        Check squatted = PublishedNames.own(List.of(a), TYPE, SELF, List.of(all), true, n -> n == PEER ? "n2" : "n1");
+        assertTrue(squatted.finding().contains("held by node n2 port 3"), squatted.finding());
+    }
+
+    @Test
     void peersAreCountedPerNodeAndTheirAbsenceWarned() {
         Check some = PublishedNames.peers(SELF, List.of(bound(a, SELF), bound(a, PEER), bound(b, PEER)),
                 n -> n == PEER ? "n2" : "self");
@@ -70,7 +99,7 @@ class PublishedNamesTest {
     }
 
     private static NameTable.Binding bound(ShuffleServiceName name, int node) {
-        return new NameTable.Binding(name.instance(), node);
+        return new NameTable.Binding(name.instance(), name.instance(), node, 7);
     }
 
     private static ShuffleServiceName name(String ip) {
