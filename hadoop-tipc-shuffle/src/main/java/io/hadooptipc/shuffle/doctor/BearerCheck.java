@@ -1,9 +1,6 @@
 package io.hadooptipc.shuffle.doctor;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * This node's TIPC bearers, from iproute2's {@code tipc bearer list}: the binding has
@@ -17,25 +14,13 @@ final class BearerCheck {
     }
 
     static Check run(List<String> command) {
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            return Check.skip(NAME, "iproute2's `tipc` tool is not installed (" + e.getMessage()
+        CommandRun run = CommandRun.of(command);
+        return switch (run.outcome()) {
+            case NOT_STARTED -> Check.skip(NAME, "iproute2's `tipc` tool is not installed (" + run.output()
                     + "): bearers not listed; the links check shows whether one works");
-        }
-        try {
-            p.getOutputStream().close();
-            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Check(NAME, Check.Status.WARN, "`" + String.join(" ", command) + "` did not finish", "");
-            }
-            return of(p.exitValue(), output, String.join(" ", command));
-        } catch (IOException | InterruptedException e) {
-            p.destroyForcibly();
-            return new Check(NAME, Check.Status.WARN, "`" + String.join(" ", command) + "` failed: " + e, "");
-        }
+            case FAILED -> new Check(NAME, Check.Status.WARN, run.failure(), "");
+            case EXITED -> of(run.exit(), run.output(), run.typed());
+        };
     }
 
     /** The verdict on the tool's exit code and output (one bearer per line, e.g. {@code eth:eth0}). */
@@ -47,7 +32,9 @@ final class BearerCheck {
         }
         if (lines.isEmpty()) {
             return new Check(NAME, Check.Status.FAIL, "no bearer enabled",
-                    "tipc bearer enable media eth device <dev> (on every node, on a shared Ethernet segment)");
+                    "tipc bearer enable media eth device <dev> (on every node, on a shared Ethernet segment), or across"
+                            + " routers tipc bearer enable media udp name <name> localip <this node's IP> remoteip"
+                            + " <another node's IP> (see the README's routed-network set-up)");
         }
         return Check.ok(NAME, String.join(", ", lines));
     }
