@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  * has had remotely reachable bugs (CVE-2024-36886 was reached through the UDP bearer), and the
  * UDP bearer's own CVE-2024-42284. Each UDP bearer's address, port and peers (the remote IPs of
  * unicast discovery, or its multicast group) come from {@code tipc bearer get}; which addresses
- * the port is bound to shows in /proc/net/udp{,6}; who can reach it is up to the firewall, which
+ * the port is bound to shows in /proc/thread-self/net/udp{,6}; who can reach it is up to the firewall, which
  * the doctor does not read.
  */
 final class UdpBearerCheck {
@@ -133,10 +133,14 @@ final class UdpBearerCheck {
         }
     }
 
-    /** The local addresses of UDP sockets on {@code port}, from /proc/net/udp and /proc/net/udp6. */
+    /**
+     * The local addresses of UDP sockets on {@code port} in this thread's network namespace. /proc/net
+     * shows the namespace of the process's first thread, which a thread that entered another (the
+     * kernel tests' nodes) does not share; the tipc tool, started from this thread, sees this thread's.
+     */
     static List<InetAddress> boundAddresses(SystemRoot root, int port) {
         List<InetAddress> addresses = new ArrayList<>();
-        for (String table : List.of("/proc/net/udp", "/proc/net/udp6")) {
+        for (String table : List.of("/proc/thread-self/net/udp", "/proc/thread-self/net/udp6")) {
             for (String line : root.lines(table)) {
                 String[] fields = line.strip().split("\\s+");
                 // "sl local_address rem_address …": local_address is HEXADDR:HEXPORT

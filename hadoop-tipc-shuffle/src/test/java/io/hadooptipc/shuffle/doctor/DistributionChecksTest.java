@@ -270,7 +270,7 @@ class DistributionChecksTest {
 
     @Test
     void aUdpBearerWithoutDeclaredEncryptionWarnsWithItsPortAndCves() {
-        file("/proc/net/udp", UDP_HEADER
+        file("/proc/thread-self/net/udp", UDP_HEADER
                 + "  39: 00000000:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n"
                 + "  40: 0100007F:0035 00000000:0000 07 00000000:00000000 00:00000000 00000000   101        0 1 2 0 0\n");
         Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "eth:eth0, udp:b1"), new Configuration(false), root,
@@ -284,7 +284,7 @@ class DistributionChecksTest {
 
     @Test
     void aUdpBearerWithUnicastPeersNamesThemAndItsOwnAddress() {
-        file("/proc/net/udp", UDP_HEADER
+        file("/proc/thread-self/net/udp", UDP_HEADER
                 + "  39: 0100D30A:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
         Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root,
                 tipc(Map.of("localip", "10.211.0.1\n", "localport", "6118\n", "remoteip", "10.211.0.2\n10.211.0.3\n")));
@@ -295,7 +295,7 @@ class DistributionChecksTest {
 
     @Test
     void aUdpBearerOnAnotherPortIsCheckedAndGuardedOnThatPort() {
-        file("/proc/net/udp", UDP_HEADER
+        file("/proc/thread-self/net/udp", UDP_HEADER
                 + "  39: 00000000:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n"
                 + "  40: 0100D30A:1B58 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
         Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root,
@@ -307,7 +307,7 @@ class DistributionChecksTest {
 
     @Test
     void aUdpBearerWhoseAddressesCannotBeReadIsCheckedOnTheDefaultPort() {
-        file("/proc/net/udp", UDP_HEADER
+        file("/proc/thread-self/net/udp", UDP_HEADER
                 + "  39: 00000000:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
         Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root, tipc(Map.of()));
         assertHas(check, Check.Status.WARN, "udp:b1 (its addresses could not be read: `tipc bearer get media udp name b1"
@@ -317,9 +317,9 @@ class DistributionChecksTest {
 
     @Test
     void aUdpBearerOnOneAddressDeclaredEncryptedIsOk() {
-        file("/proc/net/udp6", UDP_HEADER
+        file("/proc/thread-self/net/udp6", UDP_HEADER
                 + "   5: 000080FE000000000000000001000000:17E6 00000000000000000000000000000000:0000 07 0 0 0 0 0 0 2 0 0\n");
-        file("/proc/net/udp", UDP_HEADER
+        file("/proc/thread-self/net/udp", UDP_HEADER
                 + "  39: 05D2000A:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
         file("/proc/kallsyms", "ffffffffc0a1b2c0 t tipc_crypto_rcv\t[tipc]\n");
         Configuration declared = new Configuration(false);
