@@ -91,6 +91,14 @@ public final class TipcShuffleConfig {
     public static final String REUSE_IDLE_TIMEOUT_MS = "mapreduce.shuffle.tipc.reuse.idle-timeout.ms";
     public static final int DEFAULT_REUSE_IDLE_TIMEOUT_MS = 4000;
 
+    /**
+     * Job, {@code auto} transport: once a map output of more than this many bytes arrives over TIPC, the
+     * reduce task fetches the rest over HTTP/TCP, whose large segments carry bulk data in fewer frames than
+     * TIPC's link packets; 0 keeps every size on TIPC.
+     */
+    public static final String TCP_ABOVE_BYTES = "mapreduce.shuffle.tipc.tcp.above-bytes";
+    public static final long DEFAULT_TCP_ABOVE_BYTES = 32_768;
+
     /** Request header: the server identity the fetcher meant to reach. */
     public static final String TARGET_HEADER = "X-TIPC-Shuffle-Target";
     /** Response header: the identity of the server that answered. */

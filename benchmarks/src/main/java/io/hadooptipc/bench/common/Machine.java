@@ -42,10 +42,9 @@ public final class Machine {
                 kernel, virt, System.getProperty("java.version"), load, host);
     }
 
-    /** Jumbo frames change how many frames TIPC and TCP send; the default 1500 goes unsaid. */
+    /** The MTU sets how many frames TIPC and TCP send: tipc-vm gives it to every machine. */
     private static String mtu() {
-        String mtu = System.getenv("TIPC_TESTBED_MTU");
-        return mtu == null || mtu.equals("1500") ? "" : " with MTU " + mtu;
+        return Optional.ofNullable(System.getenv("TIPC_TESTBED_MTU")).map(m -> " with MTU " + m).orElse("");
     }
 
     /** TIPC's UDP bearer adds IP and UDP headers to every packet; the default Ethernet bearer goes unsaid. */

@@ -120,7 +120,7 @@ public final class ShuffleBenchmark {
             });
         }
         boolean allGood = runs.stream().allMatch(m -> m.correct() && identical(runs, m));
-        boolean allTipc = runs.stream().filter(m -> m.side() == Side.OURS).allMatch(m -> transport(m).equals("tipc"));
+        boolean allTipc = runs.stream().filter(m -> m.side() == Side.OURS).allMatch(m -> transport(m).startsWith("tipc"));
         System.out.print(verdict(runs, allGood));
         System.exit(!allGood ? 1 : tipc && !allTipc ? 2 : 0);
     }
@@ -132,9 +132,9 @@ public final class ShuffleBenchmark {
         s.append(String.format("our shuffle: %d bytes in %d map outputs via TIPC, %d bytes in %d map outputs via TCP%n",
                 total(ours, TipcShuffleCounter.TIPC_BYTES), total(ours, TipcShuffleCounter.TIPC_MAP_OUTPUTS),
                 total(ours, TipcShuffleCounter.TCP_BYTES), total(ours, TipcShuffleCounter.TCP_MAP_OUTPUTS)));
-        s.append("fallbacks by reason:");
+        s.append("requests over TCP by reason:");
         for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
-            if (c.isFallback() || c == TipcShuffleCounter.TCP_BY_CONFIGURATION) {
+            if (c.isFallback() || c == TipcShuffleCounter.TCP_BY_CONFIGURATION || c == TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS) {
                 s.append(' ').append(c.name()).append('=').append(total(ours, c));
             }
         }
@@ -194,13 +194,20 @@ public final class ShuffleBenchmark {
     }
 
     /** How our shuffle's bytes went: all over TIPC, all over TCP (fallback), or mixed; the stock one is HTTP/TCP. */
+    /** tipc+tcp-for-large: TIPC, but for hosts whose map outputs are above mapreduce.shuffle.tipc.tcp.above-bytes. */
     static String transport(Measured m) {
         if (m.side() == Side.STOCK) {
             return "tcp";
         }
         long total = m.counter(TaskCounter.REDUCE_SHUFFLE_BYTES);
-        return m.counter(TipcShuffleCounter.TIPC_BYTES) == total ? "tipc"
-                : m.counter(TipcShuffleCounter.TCP_BYTES) == total ? "tcp-fallback" : "mixed";
+        if (m.counter(TipcShuffleCounter.TIPC_BYTES) == total) {
+            return "tipc";
+        }
+        boolean fellBack = Arrays.stream(TipcShuffleCounter.values()).anyMatch(c -> c.isFallback() && m.counter(c) > 0);
+        if (!fellBack && m.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS) > 0) {
+            return "tipc+tcp-for-large";
+        }
+        return m.counter(TipcShuffleCounter.TCP_BYTES) == total ? "tcp-fallback" : "mixed";
     }
 
     private static String summary(String cluster, List<Spec> specs, List<Measured> runs, Rounds rounds, boolean tipc) {

@@ -51,8 +51,8 @@ import javax.crypto.SecretKey;
  * NodeManagers (one shuffle handler per NodeManager and server configuration, on ports of their own, over fixture map
  * outputs of IFile records in the NodeManager's layout), and a reducer on machine 1 runs a reduce task's shuffle
  * ({@link ReduceTaskShuffle}: stock's {@code Shuffle} or our {@code TipcShuffleConsumer}, every map's completion event
- * at once) of one partition of every map, in four arms interleaved round by round: stock as it ships, stock tuned,
- * ours, and ours with TIPC off.
+ * at once) of one partition of every map, in five arms interleaved round by round: stock as it ships, stock tuned,
+ * ours, ours with every size on TIPC, and ours with TIPC off.
  *
  * <p>{@code serve CONTROL_PORT WORK_DIR MACHINE HOSTS MAPS} on each sender machine; {@code run OUT CONTROL_PORT
  * SENDER_IPS HOSTS MAPS SIZES ROUNDS} on machine 1. Machine 1 drives the senders over TCP control connections:
@@ -63,6 +63,11 @@ public final class ShuffleIncastBenchmark {
     static final int REDUCES = 2;
     /** What a tuning guide sets on the reducer: at least as many fetchers as map hosts. */
     static final int TUNED_PARALLEL_COPIES = 20;
+    /**
+     * Rounds run and not kept: every arm shares the reducer JVM, and its JIT was still compiling the
+     * shuffle's code through the third round of a trial (copy phases falling by half).
+     */
+    static final int WARM_UP_ROUNDS = 2;
 
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -96,6 +101,8 @@ public final class ShuffleIncastBenchmark {
         STOCK_TUNED("stock tuned", Shuffle.class, Server.STOCK_KEEP_ALIVE,
                 Map.of(MRJobConfig.SHUFFLE_PARALLEL_COPIES, Integer.toString(TUNED_PARALLEL_COPIES))),
         OURS("ours", TipcShuffleConsumer.class, Server.OURS, Map.of()),
+        OURS_ALL_TIPC("ours, all on TIPC", TipcShuffleConsumer.class, Server.OURS,
+                Map.of(TipcShuffleConfig.TCP_ABOVE_BYTES, "0")),
         OURS_TCP("ours over TCP", TipcShuffleConsumer.class, Server.OURS, Map.of(TipcShuffleConfig.TRANSPORT, "tcp"));
 
         final String label;
@@ -105,6 +112,20 @@ public final class ShuffleIncastBenchmark {
         final Map<String, String> settings;
 
         @SuppressWarnings("rawtypes")
+        /**
+         * Ours fetches over TIPC, but for map outputs above the default of
+         * {@link TipcShuffleConfig#TCP_ABOVE_BYTES}, which after the first go over HTTP/TCP; all on TIPC, over TIPC;
+         * the others, over HTTP/TCP.
+         */
+        boolean transportsAsExpected(Row row) {
+            return switch (this) {
+                case OURS -> row.size > TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES ? row.tipcMapOutputs > 0
+                        : row.tcpMapOutputs == 0;
+                case OURS_ALL_TIPC -> row.tcpMapOutputs == 0;
+                default -> row.tipcMapOutputs == 0;
+            };
+        }
+
         Arm(String label, Class<? extends ShuffleConsumerPlugin> consumer, Server server, Map<String, String> settings) {
             this.label = label;
             this.consumer = consumer;
@@ -250,7 +271,7 @@ public final class ShuffleIncastBenchmark {
         return frames;
     }
 
-    /** Machine 1: every size, a warm-up round, then the rounds, each arm once a round in a rotating order. */
+    /** Machine 1: every size, the warm-up rounds, then the rounds, each arm once a round in a rotating order. */
     private static void run(Path out, int controlPort, List<String> senderIps, int hosts, int maps, int[] sizes,
                             int rounds) throws Exception {
         List<ControlConnection> senders = new ArrayList<>();
@@ -285,10 +306,10 @@ public final class ShuffleIncastBenchmark {
             System.out.printf(Locale.ROOT, "%d B: %d NodeManagers' map outputs and handlers ready in %.1f s%n", size,
                     hostCount, (System.nanoTime() - asked) / 1e9);
             long expectedRecords = (long) hostCount * maps * Math.max(1, size / MapOutputFixture.RECORD_BYTES);
-            for (int round = 0; round <= rounds; round++) { // round 0 warms up and is not kept
+            for (int round = 1 - WARM_UP_ROUNDS; round <= rounds; round++) { // rounds up to 0 warm up and are not kept
                 List<Arm> order = new ArrayList<>(List.of(Arm.values()));
                 Collections.rotate(order, round);
-                if (round % 2 == 1) {
+                if (Math.floorMod(round, 2) == 1) {
                     Collections.reverse(order);
                 }
                 Long checksum = null;
@@ -302,11 +323,11 @@ public final class ShuffleIncastBenchmark {
                         throw new IllegalStateException(arm.label + "'s merged input differs from the other arms'");
                     }
                     checksum = row.checksum;
-                    if (arm == Arm.OURS && row.tcpMapOutputs > 0 || arm != Arm.OURS && row.tipcMapOutputs > 0) {
+                    if (!arm.transportsAsExpected(row)) {
                         throw new IllegalStateException(arm.label + " fetched " + row.tipcMapOutputs
                                 + " map outputs over TIPC and " + row.tcpMapOutputs + " over HTTP/TCP");
                     }
-                    System.out.printf(Locale.ROOT, "%8d B round %d %-14s copy %7.0f ms wall %7.0f ms CPU, with merge"
+                    System.out.printf(Locale.ROOT, "%8d B round %d %-17s copy %7.0f ms wall %7.0f ms CPU, with merge"
                                     + " %7.0f ms; serving CPU %6.0f ms; %6d frames%n", size, round, arm.label, row.copyMs,
                             row.copyCpuMs, row.shuffleMs, row.servingCpuMs, row.frames);
                     if (round > 0) {
@@ -336,8 +357,8 @@ public final class ShuffleIncastBenchmark {
         long machine = CpuJiffies.busyNanos();
         long cpu = OS.getProcessCpuTime();
         long start = System.nanoTime();
-        Merged merged = ReduceTaskShuffle.run(arm.consumer, job, ShuffleWire.JOB, round % REDUCES, key, maps,
-                localDir);
+        Merged merged = ReduceTaskShuffle.run(arm.consumer, job, ShuffleWire.JOB, Math.floorMod(round, REDUCES), key,
+                maps, localDir);
         long wall = System.nanoTime() - start;
         cpu = OS.getProcessCpuTime() - cpu;
         machine = CpuJiffies.busyNanos() - machine;
@@ -374,12 +395,13 @@ public final class ShuffleIncastBenchmark {
         StringBuilder summary = new StringBuilder(String.format(Locale.ROOT, """
                 %d sender machines of %d NodeManagers each (a shuffle handler per NodeManager and server
                 configuration), %d maps per NodeManager; one reduce task's shuffle on machine 1 of one partition of
-                each of the %d maps, in four arms interleaved round
-                by round (rotating order, reversed every other round) after a warm-up round; %d rounds. Arms:
+                each of the %d maps, in five arms interleaved round
+                by round (rotating order, reversed every other round) after %d warm-up rounds; %d rounds. Arms:
                 **stock default** (stock `Shuffle`, `parallelcopies` 5, from stock `ShuffleHandler`s with keep-alive
                 off, as both ship), **stock tuned** (`parallelcopies` %d, keep-alive on, as tuning guides set them),
-                **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC), **ours over TCP**
-                (ours with `%s=tcp`, the same handlers' HTTP/TCP side: our code without the transport).
+                **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC, and HTTP/TCP from a host
+                once it sent a map output above `%s`, %d B), **ours, all on TIPC** (ours with it 0),
+                **ours over TCP** (ours with `%s=tcp`, the same handlers' HTTP/TCP side: our code without the transport).
 
                 Copy phase: from the consumer's `init` to the task's report that copying is done, before the final
                 merge; its CPU is the reducer JVM's. Reducer and sender machines' CPU: every thread and softirq as
@@ -388,7 +410,8 @@ public final class ShuffleIncastBenchmark {
                 its cost in cache misses or stalls), read before and after each shuffle. Serving threads: %s. Frames: Ethernet frames sent and received
                 at the reducer's machine. Every arm merged the same records (checked); medians over rounds, ratios
                 are medians of each round's ratio with a 95%% bootstrap interval.
-                """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, rounds, TUNED_PARALLEL_COPIES,
+                """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, WARM_UP_ROUNDS, rounds,
+                TUNED_PARALLEL_COPIES, TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES,
                 TipcShuffleConfig.TRANSPORT, String.join(", ", ShuffleComparison.SERVING_THREADS.stream()
                         .map(t -> "`" + t.strip() + "`").toList())));
         List<Integer> sizes = rows.stream().map(Row::size).distinct().toList();
@@ -406,7 +429,8 @@ public final class ShuffleIncastBenchmark {
                 summary.append(String.format(Locale.ROOT, "%n| ÷ %s (95%% interval) |", base.label));
                 METRICS.forEach(m -> summary.append(' ').append(m.name).append(" |"));
                 summary.append("\n|---|").append("---|".repeat(METRICS.size())).append('\n');
-                for (Arm arm : List.of(Arm.OURS, Arm.OURS_TCP, base == Arm.STOCK_DEFAULT ? Arm.STOCK_TUNED : Arm.STOCK_DEFAULT)) {
+                for (Arm arm : List.of(Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP,
+                        base == Arm.STOCK_DEFAULT ? Arm.STOCK_TUNED : Arm.STOCK_DEFAULT)) {
                     summary.append("| ").append(arm.label).append(" |");
                     for (Metric m : METRICS) {
                         double[] r = ratios(rows, size, arm, base, m.value);
@@ -421,7 +445,7 @@ public final class ShuffleIncastBenchmark {
         for (Metric m : List.of(METRICS.get(0), METRICS.get(1), METRICS.get(4))) {
             CategoryChart chart = Charts.bars(m.name + " against stock default", "partition",
                     "ratio to stock default (median of rounds)");
-            for (Arm arm : List.of(Arm.STOCK_TUNED, Arm.OURS, Arm.OURS_TCP)) {
+            for (Arm arm : List.of(Arm.STOCK_TUNED, Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP)) {
                 chart.addSeries(arm.label, labels, sizes.stream().map(s ->
                         Stats.median(java.util.Arrays.stream(ratios(rows, s, arm, Arm.STOCK_DEFAULT, m.value)))).toList());
             }

@@ -23,6 +23,11 @@ class ShuffleBenchmarkTest {
         assertEquals("tcp-fallback", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 0, 1000)));
         assertEquals("mixed", ShuffleBenchmark.transport(shuffled(Side.OURS, 1000, 400, 600)));
         assertEquals("tcp", ShuffleBenchmark.transport(shuffled(Side.STOCK, 1000, 0, 0)));
+        Measured largeOverTcp = shuffled(Side.OURS, 1000, 100, 900);
+        largeOverTcp.result().counters().findCounter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS).setValue(3);
+        assertEquals("tipc+tcp-for-large", ShuffleBenchmark.transport(largeOverTcp));
+        largeOverTcp.result().counters().findCounter(TipcShuffleCounter.FALLBACK_CONNECT_FAILED).setValue(1);
+        assertEquals("mixed", ShuffleBenchmark.transport(largeOverTcp), "a fallback beside the choice is no choice");
     }
 
     @Test

@@ -11,7 +11,9 @@ enum Fallback {
             "the socket at the TIPC name did not prove it holds the job token"),
     TLS_FAILED(TipcShuffleCounter.FALLBACK_TLS_FAILED, "TLS over TIPC failed (handshake or certificate)"),
     MID_TRANSFER(TipcShuffleCounter.FALLBACK_MID_TRANSFER, "the TIPC connection failed mid-transfer"),
-    CONFIGURED(TipcShuffleCounter.TCP_BY_CONFIGURATION, "mapreduce.shuffle.tipc.transport is tcp");
+    CONFIGURED(TipcShuffleCounter.TCP_BY_CONFIGURATION, "mapreduce.shuffle.tipc.transport is tcp"),
+    LARGE_OUTPUTS(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS,
+            "a map output was larger than mapreduce.shuffle.tipc.tcp.above-bytes");
 
     final TipcShuffleCounter counter;
     final String reason;

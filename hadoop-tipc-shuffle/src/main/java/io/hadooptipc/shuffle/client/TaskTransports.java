@@ -54,6 +54,7 @@ public final class TaskTransports implements Closeable {
             LOG.info("Encrypted shuffle: {} from hosts that publish it, stock HTTPS from the others", encryption.carried);
         }
         TransportRoutes routes = TransportRoutes.start(job, counters);
+        routes.tcpAbove(job.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
         StreamPool streams = StreamPool.of(job, transport, counters);
         routes.onLeavingTipc(streams);
         return new TaskTransports(routes, streams, counters, ssl);

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * to its end gives a stream the server keeps alive back to the pool; every other end
  * closes it.
  */
-final class TipcAttempt implements Closeable {
+final class TipcAttempt implements MapOutputFrames.Sink, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TipcAttempt.class);
 
     private final URL url;
@@ -94,6 +94,15 @@ final class TipcAttempt implements Closeable {
                 finish();
             }
         };
+    }
+
+    /** Counts each map output of the body and weighs one that came over TIPC against the host's route. */
+    @Override
+    public void mapOutput(boolean viaTipc, long bytes) {
+        counters.mapOutput(viaTipc, bytes);
+        if (viaTipc) {
+            routes.receivedOverTipc(route, bytes);
+        }
     }
 
     /** The body failed over TIPC after the response head: returns if it may go on over HTTP/TCP, else rethrows. */

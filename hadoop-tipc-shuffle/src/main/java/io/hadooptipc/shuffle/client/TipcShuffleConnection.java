@@ -105,7 +105,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
                 if (responseCode >= 400) {
                     throw new IOException("Server returned HTTP response code: " + responseCode + " for URL: " + url);
                 }
-                body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), counters,
+                body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), tipc,
                         new ResumeOverTcp());
             }
         }

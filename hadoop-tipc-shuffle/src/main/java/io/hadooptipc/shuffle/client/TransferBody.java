@@ -26,16 +26,17 @@ final class TransferBody extends InputStream {
     private boolean viaTipc;
     private long consumed;
 
-    private TransferBody(InputStream in, boolean viaTipc, long length, TransferCounters counters, Resume resume) {
+    private TransferBody(InputStream in, boolean viaTipc, long length, MapOutputFrames.Sink outputs, Resume resume) {
         this.in = in;
         this.viaTipc = viaTipc;
         this.length = length;
-        this.frames = new MapOutputFrames(counters);
+        this.frames = new MapOutputFrames(outputs);
         this.resume = resume;
     }
 
-    static TransferBody overTipc(InputStream in, long length, TransferCounters counters, Resume resume) {
-        return new TransferBody(in, true, length, counters, resume);
+    /** @param outputs told of each map output received, over TIPC or, after a resume, HTTP/TCP */
+    static TransferBody overTipc(InputStream in, long length, MapOutputFrames.Sink outputs, Resume resume) {
+        return new TransferBody(in, true, length, outputs, resume);
     }
 
     static TransferBody overTcp(InputStream in, long length, TransferCounters counters) {

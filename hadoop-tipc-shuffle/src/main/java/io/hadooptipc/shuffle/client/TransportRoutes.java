@@ -24,8 +24,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * topology service reports its shuffle name withdrawn; it comes back to TIPC when its
  * name is published again (a NodeManager or link that recovered). Each switch is logged
  * and counted. Without topology reports (switched off, or the service cannot be
- * reached) a host that fell back stays on HTTP/TCP for the rest of the task. The idle
- * streams to a host are closed when it leaves TIPC ({@link #onLeavingTipc}).
+ * reached) a host that fell back stays on HTTP/TCP for the rest of the task. Once a map output
+ * larger than {@link #tcpAbove} arrives over TIPC, every host goes over HTTP/TCP for the rest of
+ * the task, by choice rather than failure: a reduce task's partitions of different maps are alike
+ * in size, the stock fetcher asks a host for all its finished maps in one request, and TCP carries
+ * bulk data in fewer frames. The idle streams to a host are closed when it leaves TIPC
+ * ({@link #onLeavingTipc}).
  */
 final class TransportRoutes implements NameWatch.Listener, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportRoutes.class);
@@ -51,6 +55,8 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private final AtomicBoolean unavailableLogged = new AtomicBoolean();
     private volatile NameWatch watch;
     private volatile StreamPool leavingTipc; // null: no streams to close
+    private volatile long tcpAbove; // 0: every size stays on TIPC
+    private final AtomicBoolean largeOutputs = new AtomicBoolean();
 
     TransportRoutes(Transport mode, TipcAvailability availability, TransferCounters counters) {
         this.mode = mode;
@@ -100,6 +106,14 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         this.watch = names;
     }
 
+    /** Sends every host over HTTP/TCP once a map output of more than {@code bytes} arrives over TIPC; 0: never. */
+    void tcpAbove(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException(TipcShuffleConfig.TCP_ABOVE_BYTES + " must be 0 or more, not " + bytes);
+        }
+        this.tcpAbove = bytes;
+    }
+
     /** Closes {@code streams}' idle streams to each host switched to HTTP/TCP, after the switch. */
     void onLeavingTipc(StreamPool streams) {
         this.leavingTipc = streams;
@@ -125,8 +139,19 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName(url.getHost()), url.getPort());
         Host host = host(name);
         synchronized (host) {
-            return new Route(host.tcpBecause == null ? name : null, host.tcpBecause, host.publications);
+            Fallback why = host.tcpBecause == null && largeOutputs.get() ? Fallback.LARGE_OUTPUTS : host.tcpBecause;
+            return new Route(why == null ? name : null, why, host.publications);
         }
+    }
+
+    /** A map output of {@code bytes} came over TIPC from {@code route}'s host: above {@link #tcpAbove}, every host goes over HTTP/TCP. */
+    void receivedOverTipc(Route route, long bytes) {
+        long above = tcpAbove;
+        if (above == 0 || bytes <= above || mode != Transport.AUTO || !largeOutputs.compareAndSet(false, true)) {
+            return;
+        }
+        LOG.info("Shuffle goes over HTTP/TCP for the rest of this task: a map output of {} bytes from {} is larger than "
+                + "{} ({})", bytes, route.name(), TipcShuffleConfig.TCP_ABOVE_BYTES, above);
     }
 
     /** TIPC failed on {@code route}: its host goes over HTTP/TCP, unless its name was published since. */

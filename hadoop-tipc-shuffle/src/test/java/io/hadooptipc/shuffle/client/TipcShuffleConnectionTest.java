@@ -295,6 +295,23 @@ class TipcShuffleConnectionTest {
     }
 
     @Test
+    void afterALargeMapOutputTheTaskFetchesOverTcp() throws Exception {
+        auto.tcpAbove(65_536); // the body holds map outputs of 3,000, 70,000 and 10 bytes
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the response under way stays on TIPC");
+
+        for (int fetch = 1; fetch <= 2; fetch++) {
+            assertArrayEquals(body, readAll(connection(auto)));
+        }
+        assertEquals(1, tipc.opened.size(), "no TIPC stream after the large map output");
+        assertEquals(2, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS));
+        assertEquals(6, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertEquals(2, tcp.requests.get());
+        assertNoFallback();
+    }
+
+    @Test
     void aHostThatFellBackReturnsToTipcWhenItsNameIsPublishedAgain() throws Exception {
         auto.follow(new WatchedNames());
         tipc = SocketPairTransport.refusing(new ConnectException("refused"));

@@ -13,6 +13,7 @@ import java.net.URL;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The route decisions on their own, fed topology reports by hand. */
@@ -52,6 +53,54 @@ class TransportRoutesTest {
         routes.withdrawn(name); // the name goes when the link's tolerance runs out
         assertEquals(Fallback.MID_TRANSFER, routes.route(url).fallback());
         assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+    }
+
+    @Test
+    void aMapOutputAboveTheThresholdSendsEveryHostOverTcpForTheRestOfTheTask() throws IOException {
+        routes.tcpAbove(32_768);
+        TransportRoutes.Route route = routes.route(url);
+        routes.receivedOverTipc(route, 32_768);
+        assertNull(routes.route(url).fallback(), "at the threshold TIPC goes on");
+
+        routes.receivedOverTipc(route, 32_769);
+        assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
+        assertNull(routes.route(url).name());
+        URL other = new URL("http", "10.0.0.8", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
+        assertEquals(Fallback.LARGE_OUTPUTS, routes.route(other).fallback(), "a host not fetched from yet too");
+        routes.withdrawn(name); // a NodeManager restart does not undo the choice
+        routes.published(name);
+        assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
+        assertEquals(0, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS), "requests are counted where they are sent");
+    }
+
+    @Test
+    void noThresholdOrTipcOnlyKeepsEverySizeOnTipc() throws IOException {
+        TransportRoutes.Route route = routes.route(url);
+        routes.receivedOverTipc(route, 1L << 30);
+        assertNull(routes.route(url).fallback(), "0, the routes' own default: never");
+
+        TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
+        tipcOnly.tcpAbove(32_768);
+        TransportRoutes.Route only = tipcOnly.route(url);
+        tipcOnly.receivedOverTipc(only, 1L << 30);
+        assertNull(tipcOnly.route(url).fallback(), "transport=tipc sends nothing over TCP");
+    }
+
+    @Test
+    void aFailureKeepsItsReasonAndItsWayBackOverALargeOutputsChoice() throws IOException {
+        routes.tcpAbove(32_768);
+        TransportRoutes.Route route = routes.route(url);
+        routes.fellBack(route, Fallback.CONNECT_FAILED, new ConnectException("refused"));
+        routes.receivedOverTipc(route, 100_000); // a body that was already on its way
+        assertEquals(Fallback.CONNECT_FAILED, routes.route(url).fallback());
+        routes.published(name);
+        assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
+    }
+
+    @Test
+    void aNegativeThresholdIsRefusedWithTheKeyNamed() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> routes.tcpAbove(-1));
+        assertTrue(e.getMessage().contains("mapreduce.shuffle.tipc.tcp.above-bytes"), e.getMessage());
     }
 
     @Test
