@@ -193,8 +193,11 @@ public final class ShuffleBenchmark {
         Results.write(out, "shuffle", csv, partial + summary(cluster, specs, runs, rounds, tipc));
     }
 
-    /** How our shuffle's bytes went: all over TIPC, all over TCP (fallback), or mixed; the stock one is HTTP/TCP. */
-    /** tipc+tcp-for-large: TIPC, but for hosts whose map outputs are above mapreduce.shuffle.tipc.tcp.above-bytes. */
+    /**
+     * How our shuffle's bytes went: all over TIPC; over TIPC until a map output above
+     * mapreduce.shuffle.tipc.tcp.above-bytes sent the rest over HTTP/TCP, with no fallback (tipc+tcp-for-large);
+     * all over TCP (fallback); or mixed. The stock one is HTTP/TCP.
+     */
     static String transport(Measured m) {
         if (m.side() == Side.STOCK) {
             return "tcp";
@@ -203,8 +206,7 @@ public final class ShuffleBenchmark {
         if (m.counter(TipcShuffleCounter.TIPC_BYTES) == total) {
             return "tipc";
         }
-        boolean fellBack = Arrays.stream(TipcShuffleCounter.values()).anyMatch(c -> c.isFallback() && m.counter(c) > 0);
-        if (!fellBack && m.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS) > 0) {
+        if (fallbacks(m) == 0 && m.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS) > 0) {
             return "tipc+tcp-for-large";
         }
         return m.counter(TipcShuffleCounter.TCP_BYTES) == total ? "tcp-fallback" : "mixed";

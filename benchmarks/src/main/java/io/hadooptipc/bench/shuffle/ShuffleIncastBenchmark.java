@@ -111,11 +111,9 @@ public final class ShuffleIncastBenchmark {
         final Server server;
         final Map<String, String> settings;
 
-        @SuppressWarnings("rawtypes")
         /**
-         * Ours fetches over TIPC, but for map outputs above the default of
-         * {@link TipcShuffleConfig#TCP_ABOVE_BYTES}, which after the first go over HTTP/TCP; all on TIPC, over TIPC;
-         * the others, over HTTP/TCP.
+         * Ours fetches over TIPC, and above the default of {@link TipcShuffleConfig#TCP_ABOVE_BYTES} the rest over
+         * HTTP/TCP once the first large map output arrived; all on TIPC fetches over TIPC; the others over HTTP/TCP.
          */
         boolean transportsAsExpected(Row row) {
             return switch (this) {
@@ -126,6 +124,7 @@ public final class ShuffleIncastBenchmark {
             };
         }
 
+        @SuppressWarnings("rawtypes")
         Arm(String label, Class<? extends ShuffleConsumerPlugin> consumer, Server server, Map<String, String> settings) {
             this.label = label;
             this.consumer = consumer;
@@ -399,8 +398,8 @@ public final class ShuffleIncastBenchmark {
                 by round (rotating order, reversed every other round) after %d warm-up rounds; %d rounds. Arms:
                 **stock default** (stock `Shuffle`, `parallelcopies` 5, from stock `ShuffleHandler`s with keep-alive
                 off, as both ship), **stock tuned** (`parallelcopies` %d, keep-alive on, as tuning guides set them),
-                **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC, and HTTP/TCP from a host
-                once it sent a map output above `%s`, %d B), **ours, all on TIPC** (ours with it 0),
+                **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC, and HTTP/TCP for the
+                rest once a map output above `%s`, %d B, arrived), **ours, all on TIPC** (ours with it 0),
                 **ours over TCP** (ours with `%s=tcp`, the same handlers' HTTP/TCP side: our code without the transport).
 
                 Copy phase: from the consumer's `init` to the task's report that copying is done, before the final
