@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /** The machine a benchmark ran on, for its summary: results are only comparable within one run. */
@@ -27,7 +28,8 @@ public final class Machine {
         String kernel = read("/proc/sys/kernel/osrelease").strip();
         String virt = Optional.ofNullable(System.getenv("TIPC_TESTBED_MACHINES"))
                 .map(m -> "in the TIPC testbed (QEMU, software emulation): " + m
-                        + " guests on a host bridge" + mtu() + ", one TIPC node each, so TIPC crosses real links")
+                        + " guests on a host bridge" + mtu() + ", one TIPC node each" + bearer()
+                        + ", so TIPC crosses real links")
                 .or(() -> Optional.ofNullable(System.getenv("TIPC_TESTBED_NODES"))
                         .map(n -> "in the TIPC testbed (QEMU, software emulation): " + n + " TIPC nodes as network"
                                 + " namespaces of one guest, whose kernel passes TIPC messages between them"
@@ -43,6 +45,12 @@ public final class Machine {
     /** The MTU sets how many frames TIPC and TCP send: tipc-vm gives it to every machine. */
     private static String mtu() {
         return Optional.ofNullable(System.getenv("TIPC_TESTBED_MTU")).map(m -> " with MTU " + m).orElse("");
+    }
+
+    /** TIPC's UDP bearer adds IP and UDP headers to every packet; the default Ethernet bearer goes unsaid. */
+    private static String bearer() {
+        String bearer = System.getenv("TIPC_TESTBED_BEARER");
+        return bearer == null || bearer.equals("eth") ? "" : " on TIPC's " + bearer.toUpperCase(Locale.ROOT) + " bearer";
     }
 
     /** The kernel's TCP congestion control, e.g. cubic: TCP's figures depend on it. */

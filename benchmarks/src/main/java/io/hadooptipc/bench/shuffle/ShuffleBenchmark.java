@@ -224,7 +224,7 @@ public final class ShuffleBenchmark {
                   + "as designed (`FALLBACK_TIPC_UNAVAILABLE`); this run only checks the pipeline, it compares no transports.\n\n"
                 : acrossMachines
                 ? "Transport: real TIPC links between the machines. Cross-machine TIPC bytes are counted by the kernel, not "
-                  + "by us: a tc filter on m1's NIC counts TIPC frames (ethertype 0x88ca) other than the link's own "
+                  + "by us: a tc filter on m1's NIC counts TIPC frames (ethertype 0x88ca, or the UDP bearer's datagrams) other than the link's own "
                   + "supervision, before and after each job.\n\n"
                 : "Transport: real TIPC, **node-local**: one machine holds map outputs and reducers.\n\n");
         s.append("Shuffle phase = wall time of the shuffle consumer's `run()` in each reducer (first fetch to merged "

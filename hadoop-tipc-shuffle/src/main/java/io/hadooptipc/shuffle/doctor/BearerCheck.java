@@ -1,12 +1,7 @@
 package io.hadooptipc.shuffle.doctor;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -21,34 +16,15 @@ final class BearerCheck {
     }
 
     static Check run(List<String> command) {
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            return Check.skip(NAME, "iproute2's `tipc` tool is not installed (" + e.getMessage()
+        CommandRun run = CommandRun.of(command);
+        if (run.outcome() == CommandRun.Outcome.NOT_STARTED) {
+            return Check.skip(NAME, "iproute2's `tipc` tool is not installed (" + run.output()
                     + "): bearers not listed; the links check shows whether one works");
         }
-        try {
-            p.getOutputStream().close();
-            String output = readAll(p.getInputStream());
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Check(NAME, Check.Status.WARN, "`" + String.join(" ", command) + "` did not finish", "");
-            }
-            return of(p.exitValue(), output, String.join(" ", command));
-        } catch (IOException | InterruptedException e) {
-            p.destroyForcibly();
-            return new Check(NAME, Check.Status.WARN, "`" + String.join(" ", command) + "` failed: " + e, "");
+        if (run.outcome() == CommandRun.Outcome.FAILED) {
+            return new Check(NAME, Check.Status.WARN, run.failure(), "");
         }
-    }
-
-    private static String readAll(InputStream in) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        byte[] buffer = new byte[8192];
-        for (int n; (n = in.read(buffer)) > 0; ) {
-            bytes.write(buffer, 0, n);
-        }
-        return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
+        return of(run.exit(), run.output(), run.typed());
     }
 
     /** The verdict on the tool's exit code and output (one bearer per line, e.g. {@code eth:eth0}). */
@@ -60,7 +36,9 @@ final class BearerCheck {
         }
         if (lines.isEmpty()) {
             return new Check(NAME, Check.Status.FAIL, "no bearer enabled",
-                    "tipc bearer enable media eth device <dev> (on every node, on a shared Ethernet segment)");
+                    "tipc bearer enable media eth device <dev> (on every node, on a shared Ethernet segment), or across"
+                            + " routers tipc bearer enable media udp name <name> localip <this node's IP> remoteip"
+                            + " <another node's IP> (see the README's routed-network set-up)");
         }
         return Check.ok(NAME, String.join(", ", lines));
     }

@@ -70,7 +70,7 @@ public final class NodeDoctor {
         checks.add(identity(ownNode));
         Check bearers = BearerCheck.run(bearerCommand);
         checks.add(bearers);
-        checks.add(UdpBearerCheck.of(bearers, conf, root));
+        checks.add(UdpBearerCheck.of(bearers, conf, root, CommandRun::of));
         checks.add(links());
         names(checks, ownNode, serviceType);
         return new DoctorReport(checks);

@@ -6,18 +6,23 @@ import org.apache.hadoop.conf.Configuration;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
  * A UDP bearer carries TIPC over IP, so its port takes packets from any host that can route
  * to it, not only from the Ethernet segment an eth bearer is confined to; TIPC's receive path
  * has had remotely reachable bugs (CVE-2024-36886 was reached through the UDP bearer), and the
- * UDP bearer's own CVE-2024-42284. Which addresses the port is bound to shows in
- * /proc/net/udp{,6}; who can reach it is up to the firewall, which the doctor does not read.
+ * UDP bearer's own CVE-2024-42284. Each UDP bearer's address, port and peers (the remote IPs of
+ * unicast discovery, or its multicast group) come from {@code tipc bearer get}; which addresses
+ * the port is bound to shows in /proc/thread-self/net/udp{,6}; who can reach it is up to the firewall, which
+ * the doctor does not read.
  */
 final class UdpBearerCheck {
     static final String NAME = "udp-bearer";
@@ -27,8 +32,16 @@ final class UdpBearerCheck {
     private UdpBearerCheck() {
     }
 
-    /** @param bearers the bearers check, whose OK finding lists the bearers, e.g. {@code eth:eth0, udp:b1} */
-    static Check of(Check bearers, Configuration conf, SystemRoot root) {
+    /** {@code tipc bearer get media udp name NAME PROPERTY}: PROPERTY is localip, localport or remoteip. */
+    static List<String> getCommand(String name, String property) {
+        return Arrays.asList("tipc", "bearer", "get", "media", "udp", "name", name, property);
+    }
+
+    /**
+     * @param bearers the bearers check, whose OK finding lists the bearers, e.g. {@code eth:eth0, udp:b1}
+     * @param tipc    runs a {@code tipc} command ({@link CommandRun#of} on a node)
+     */
+    static Check of(Check bearers, Configuration conf, SystemRoot root, Function<List<String>, CommandRun> tipc) {
         if (bearers.status() != Check.Status.OK) {
             return Check.skip(NAME, "needs the bearer list (see " + BearerCheck.NAME + ")");
         }
@@ -36,14 +49,25 @@ final class UdpBearerCheck {
         if (udp.isEmpty()) {
             return Check.ok(NAME, "no UDP bearer: TIPC is not reachable over IP");
         }
-        List<InetAddress> bound = boundAddresses(root, DEFAULT_PORT);
-        String port = bound.isEmpty()
-                ? "no socket on the default port " + DEFAULT_PORT + " (enabled with another localport?)"
-                : "UDP port " + DEFAULT_PORT + " is bound on "
-                + bound.stream().map(InetAddress::getHostAddress).collect(Collectors.joining(", "))
-                + (bound.stream().anyMatch(InetAddress::isAnyLocalAddress) ? " (every address of this host)" : "")
+        List<String> described = new ArrayList<>();
+        Set<Integer> ports = new LinkedHashSet<>();
+        for (String bearer : udp) {
+            UdpBearer b = UdpBearer.read(bearer.substring("udp:".length()), tipc);
+            described.add(bearer + " " + b.describe());
+            ports.add(b.port());
+        }
+        List<String> bindings = new ArrayList<>();
+        for (int port : ports) {
+            List<InetAddress> bound = boundAddresses(root, port);
+            bindings.add(bound.isEmpty()
+                    ? "no socket on UDP port " + port
+                    : "UDP port " + port + " is bound on "
+                    + bound.stream().map(InetAddress::getHostAddress).collect(Collectors.joining(", "))
+                    + (bound.stream().anyMatch(InetAddress::isAnyLocalAddress) ? " (every address of this host)" : ""));
+        }
+        String what = String.join("; ", described) + "; " + String.join(", ", bindings)
                 + ", open to every host that can route to it unless a firewall says otherwise";
-        String what = String.join(", ", udp) + ": " + port;
+        String portList = ports.stream().map(String::valueOf).collect(Collectors.joining(", "));
         boolean declared = conf.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED);
         boolean kernelCrypto = KernelLinkCrypto.whyNotEncrypted(root.path(KernelLinkCrypto.KALLSYMS.toString())) == null;
         if (declared && kernelCrypto) {
@@ -54,16 +78,86 @@ final class UdpBearerCheck {
                 + (kernelCrypto ? "" : " and this kernel shows no TIPC encryption")
                 + ", so TIPC crosses IP networks in the clear; the UDP bearer's own CVE-2024-42284 and the remote"
                 + " CVE-2024-36886 make its port worth guarding (see " + KernelFixesCheck.NAME + ")",
-                "let only the cluster's nodes reach UDP port " + DEFAULT_PORT + " (e.g. nft add rule inet filter input"
-                        + " udp dport " + DEFAULT_PORT + " ip saddr != { <node addresses> } drop); encrypt the links: "
+                "let only the cluster's nodes reach UDP port " + portList + " (e.g. nft add rule inet filter input"
+                        + " udp dport " + (ports.size() == 1 ? portList : "{ " + portList + " }")
+                        + " ip saddr != { <node addresses> } drop); encrypt the links: "
                         + EncryptionCheck.SET_KEY + ", and declare it with " + TipcShuffleConfig.LINKS_ENCRYPTED
                         + " = true; or, where the nodes share an Ethernet segment, use an eth bearer instead");
     }
 
-    /** The local addresses of UDP sockets on {@code port}, from /proc/net/udp and /proc/net/udp6. */
+    /**
+     * One UDP bearer as {@code tipc bearer get} shows it: its local address and port, and its remote
+     * addresses (the peers of unicast discovery, or one multicast group); {@code unreadable} says why
+     * they could not be read, and then the port is taken to be the default.
+     */
+    static final class UdpBearer {
+        private final String localIp;
+        private final int port;
+        private final List<String> remote;
+        private final String unreadable;
+
+        UdpBearer(String localIp, int port, List<String> remote, String unreadable) {
+            this.localIp = localIp;
+            this.port = port;
+            this.remote = remote;
+            this.unreadable = unreadable;
+        }
+
+        static UdpBearer read(String name, Function<List<String>, CommandRun> tipc) {
+            CommandRun ip = tipc.apply(getCommand(name, "localip"));
+            CommandRun port = tipc.apply(getCommand(name, "localport"));
+            CommandRun remote = tipc.apply(getCommand(name, "remoteip"));
+            for (CommandRun run : Arrays.asList(ip, port, remote)) {
+                if (!run.succeeded()) {
+                    return new UdpBearer("", DEFAULT_PORT, Collections.emptyList(), run.failure());
+                }
+            }
+            try {
+                return new UdpBearer(ip.output().trim(), Integer.parseInt(port.output().trim()),
+                        SystemRoot.linesOf(remote.output()).stream().map(String::trim).filter(l -> !l.isEmpty())
+                                .collect(Collectors.toList()), "");
+            } catch (NumberFormatException e) {
+                return new UdpBearer("", DEFAULT_PORT, Collections.emptyList(), "`" + port.typed()
+                        + "` printed no port: " + port.output().trim());
+            }
+        }
+
+        int port() {
+            return port;
+        }
+
+        String describe() {
+            if (!unreadable.isEmpty()) {
+                return "(its addresses could not be read: " + unreadable + "; assuming port " + port + ")";
+            }
+            String peers;
+            if (remote.size() == 1 && isMulticast(remote.get(0))) {
+                peers = "discovering peers by multicast to " + remote.get(0);
+            } else if (remote.isEmpty()) {
+                peers = "no peer";
+            } else {
+                peers = "unicast peers " + String.join(", ", remote);
+            }
+            return "on " + localIp + " port " + port + ", " + peers;
+        }
+
+        private static boolean isMulticast(String ip) {
+            try {
+                return InetAddress.getByName(ip).isMulticastAddress();
+            } catch (UnknownHostException e) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * The local addresses of UDP sockets on {@code port} in this thread's network namespace. /proc/net
+     * shows the namespace of the process's first thread, which a thread that entered another (the
+     * kernel tests' nodes) does not share; the tipc tool, started from this thread, sees this thread's.
+     */
     static List<InetAddress> boundAddresses(SystemRoot root, int port) {
         List<InetAddress> addresses = new ArrayList<>();
-        for (String table : Arrays.asList("/proc/net/udp", "/proc/net/udp6")) {
+        for (String table : Arrays.asList("/proc/thread-self/net/udp", "/proc/thread-self/net/udp6")) {
             for (String line : root.lines(table)) {
                 String[] fields = line.trim().split("\\s+");
                 // "sl local_address rem_address …": local_address is HEXADDR:HEXPORT

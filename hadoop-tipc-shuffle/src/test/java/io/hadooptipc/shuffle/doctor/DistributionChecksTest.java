@@ -9,6 +9,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -248,39 +251,91 @@ class DistributionChecksTest {
     static final String UDP_HEADER = "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt"
             + "   uid  timeout inode ref pointer drops\n";
 
+    /**
+     * {@code tipc bearer get media udp name b1 PROPERTY} answered with {@code outputs}' line for PROPERTY
+     * (localip, localport, remoteip), as iproute2 6.1 prints them; any other command fails as the tool does.
+     */
+    static Function<List<String>, CommandRun> tipc(Map<String, String> outputs) {
+        return command -> {
+            String property = command.get(command.size() - 1);
+            boolean known = command.equals(UdpBearerCheck.getCommand("b1", property)) && outputs.containsKey(property);
+            return new CommandRun(command, CommandRun.Outcome.EXITED, known ? 0 : 1,
+                    known ? outputs.get(property) : "error: Invalid argument\n");
+        };
+    }
+
+    /** A bearer enabled without remoteip discovers its peers by multicast; the kernel then binds the port on every address. */
+    static final Map<String, String> MULTICAST = Map.of("localip", "10.0.210.5\n", "localport", "6118\n",
+            "remoteip", "228.0.16.1\n");
+
     @Test
     void aUdpBearerWithoutDeclaredEncryptionWarnsWithItsPortAndCves() {
-        file("/proc/net/udp", UDP_HEADER
+        file("/proc/thread-self/net/udp", UDP_HEADER
                 + "  39: 00000000:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n"
                 + "  40: 0100007F:0035 00000000:0000 07 00000000:00000000 00:00000000 00000000   101        0 1 2 0 0\n");
-        Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "eth:eth0, udp:b1"), new Configuration(false), root);
-        assertHas(check, Check.Status.WARN, "udp:b1: UDP port 6118 is bound on 0.0.0.0 (every address of this host)",
+        Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "eth:eth0, udp:b1"), new Configuration(false), root,
+                tipc(MULTICAST));
+        assertHas(check, Check.Status.WARN, "udp:b1 on 10.0.210.5 port 6118, discovering peers by multicast to 228.0.16.1",
+                "UDP port 6118 is bound on 0.0.0.0 (every address of this host)",
                 "CVE-2024-42284", "CVE-2024-36886", "this kernel shows no TIPC encryption",
                 "udp dport 6118", "tipc node set key");
         assertFalse(check.finding().contains("eth:eth0"), check.finding());
     }
 
     @Test
+    void aUdpBearerWithUnicastPeersNamesThemAndItsOwnAddress() {
+        file("/proc/thread-self/net/udp", UDP_HEADER
+                + "  39: 0100D30A:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
+        Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root,
+                tipc(Map.of("localip", "10.211.0.1\n", "localport", "6118\n", "remoteip", "10.211.0.2\n10.211.0.3\n")));
+        assertHas(check, Check.Status.WARN, "udp:b1 on 10.211.0.1 port 6118, unicast peers 10.211.0.2, 10.211.0.3",
+                "UDP port 6118 is bound on 10.211.0.1,");
+        assertFalse(check.finding().contains("every address"), check.finding());
+    }
+
+    @Test
+    void aUdpBearerOnAnotherPortIsCheckedAndGuardedOnThatPort() {
+        file("/proc/thread-self/net/udp", UDP_HEADER
+                + "  39: 00000000:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n"
+                + "  40: 0100D30A:1B58 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
+        Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root,
+                tipc(Map.of("localip", "10.211.0.1\n", "localport", "7000\n", "remoteip", "10.211.0.2\n")));
+        assertHas(check, Check.Status.WARN, "udp:b1 on 10.211.0.1 port 7000, unicast peers 10.211.0.2",
+                "UDP port 7000 is bound on 10.211.0.1,", "UDP port 7000 (e.g.", "udp dport 7000 ");
+        assertFalse(check.finding().contains("0.0.0.0"), check.finding());
+    }
+
+    @Test
+    void aUdpBearerWhoseAddressesCannotBeReadIsCheckedOnTheDefaultPort() {
+        file("/proc/thread-self/net/udp", UDP_HEADER
+                + "  39: 00000000:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
+        Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root, tipc(Map.of()));
+        assertHas(check, Check.Status.WARN, "udp:b1 (its addresses could not be read: `tipc bearer get media udp name b1"
+                        + " localip` failed (exit 1): error: Invalid argument; assuming port 6118)",
+                "UDP port 6118 is bound on 0.0.0.0");
+    }
+
+    @Test
     void aUdpBearerOnOneAddressDeclaredEncryptedIsOk() {
-        file("/proc/net/udp6", UDP_HEADER
+        file("/proc/thread-self/net/udp6", UDP_HEADER
                 + "   5: 000080FE000000000000000001000000:17E6 00000000000000000000000000000000:0000 07 0 0 0 0 0 0 2 0 0\n");
-        file("/proc/net/udp", UDP_HEADER
+        file("/proc/thread-self/net/udp", UDP_HEADER
                 + "  39: 05D2000A:17E6 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 0 2 0 0\n");
         file("/proc/kallsyms", "ffffffffc0a1b2c0 t tipc_crypto_rcv\t[tipc]\n");
         Configuration declared = new Configuration(false);
         declared.setBoolean("mapreduce.shuffle.tipc.links.encrypted", true);
-        Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), declared, root);
+        Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), declared, root, tipc(MULTICAST));
         assertHas(check, Check.Status.OK, "bound on 10.0.210.5, fe80:0:0:0:0:0:0:1", "declared encrypted");
         assertFalse(check.finding().contains("every address"), check.finding());
-        assertHas(UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root),
+        assertHas(UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root, tipc(MULTICAST)),
                 Check.Status.WARN, "the links are not declared encrypted");
     }
 
     @Test
     void noUdpBearerIsOkAndNoBearerListSkips() {
-        assertHas(UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "eth:eth0"), new Configuration(false), root),
+        assertHas(UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "eth:eth0"), new Configuration(false), root, tipc(Map.of())),
                 Check.Status.OK, "no UDP bearer");
         assertEquals(Check.Status.SKIP, UdpBearerCheck.of(new Check(BearerCheck.NAME, Check.Status.FAIL,
-                "no bearer enabled", ""), new Configuration(false), root).status());
+                "no bearer enabled", ""), new Configuration(false), root, tipc(Map.of())).status());
     }
 }

@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The doctor on real TIPC nodes of the testbed (tipc-vm --nodes 3): ready (n1, with a
  * bearer, links to n2 and n3, and its shuffle names bound), no bearer (the guest's root
- * namespace), and no peer (a namespace whose bearer is on a veth that leads nowhere).
+ * namespace), no peer (a namespace whose bearer is on a veth that leads nowhere), and a UDP
+ * bearer's address, port and unicast peer (two namespaces of their own on a veth pair).
  */
 @Tag("tipc-kernel")
 class DoctorKernelTest {
@@ -138,6 +139,49 @@ class DoctorKernelTest {
             assertFalse(report.ready());
         } finally {
             Testbed.sh("ip netns del lone");
+        }
+    }
+
+    @Test
+    void aUdpBearerWithUnicastDiscoveryShowsItsAddressPortAndPeer() throws Exception {
+        // Two namespaces of their own on a veth pair, each with a UDP bearer that lists the other as its peer
+        // (no multicast), as nodes behind routers are set up; 192.0.2.0/24 is reserved for documentation.
+        Testbed.sh("ip netns add udpa");
+        Testbed.sh("ip netns add udpb");
+        try {
+            Testbed.sh("ip link add udpa0 netns udpa type veth peer name udpb0 netns udpb");
+            for (String[] node : new String[][]{{"udpa", "192.0.2.1", "192.0.2.2"}, {"udpb", "192.0.2.2", "192.0.2.1"}}) {
+                String ns = "ip netns exec " + node[0] + " ";
+                Testbed.sh("ip -n " + node[0] + " link set lo up");
+                Testbed.sh("ip -n " + node[0] + " addr add " + node[1] + "/24 dev " + node[0] + "0");
+                Testbed.sh("ip -n " + node[0] + " link set " + node[0] + "0 up");
+                Testbed.sh(ns + "tipc node set identity " + node[0]);
+                Testbed.sh(ns + "tipc bearer enable media udp name u localip " + node[1] + " remoteip " + node[2]);
+            }
+            awaitLink("udpa", Duration.ofSeconds(30));
+
+            DoctorReport report = Testbed.on("udpa", () -> NodeDoctor.forThisNode(new Configuration()).examine());
+            Map<String, Check> checks = byName(report);
+            assertEquals("udp:u", checks.get("bearers").finding(), report.text());
+            Check udp = checks.get("udp-bearer");
+            assertEquals(Check.Status.WARN, udp.status(), report.text());
+            assertTrue(udp.finding().startsWith("udp:u on 192.0.2.1 port 6118, unicast peers 192.0.2.2; UDP port 6118"
+                    + " is bound on 192.0.2.1, open to every host"), udp.finding());
+            assertEquals(Check.Status.OK, checks.get("links").status(), report.text());
+            assertTrue(checks.get("links").finding().contains("udpb"), report.text());
+        } finally {
+            Testbed.sh("ip netns del udpa");
+            Testbed.sh("ip netns del udpb");
+        }
+    }
+
+    private static void awaitLink(String namespace, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (Testbed.on(namespace, Tipc::reachableNodes).isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(namespace + " has no TIPC link " + timeout.toSeconds() + " s after its bearer came up");
+            }
+            Thread.sleep(100);
         }
     }
 
