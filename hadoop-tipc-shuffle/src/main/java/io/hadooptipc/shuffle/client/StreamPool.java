@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.tipc.TipcSocketAddress;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +20,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -70,6 +72,7 @@ final class StreamPool implements Closeable {
     private final Map<ShuffleServiceName, Deque<Idle>> idle = new HashMap<>(); // guarded by this
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong reused = new AtomicLong();
+    private final AtomicBoolean unprovenSkipped = new AtomicBoolean();
     private boolean closed; // guarded by this
 
     StreamPool(StreamTransport transport, TransferCounters counters, int maxIdlePerHost, long idleTimeoutMillis) {
@@ -133,7 +136,27 @@ final class StreamPool implements Closeable {
 
     /** Connects a new stream to the host, which the fetch's URL names {@code host}. */
     BufferedStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
-        BufferedStream stream = new BufferedStream(transport.open(name, host, timeouts));
+        return opened(transport.open(name, host, timeouts));
+    }
+
+    /** True the first time in this task a fetch skipped a server that could not prove it holds the job token. */
+    boolean firstUnprovenSkipped() {
+        return unprovenSkipped.compareAndSet(false, true);
+    }
+
+    /** The sockets that publish the host's name now ({@link StreamTransport#publications}). */
+    List<TipcSocketAddress> publications(ShuffleServiceName name) throws IOException {
+        return transport.publications(name);
+    }
+
+    /** Connects a new stream to one of the host's {@link #publications}. */
+    BufferedStream open(ShuffleServiceName name, TipcSocketAddress publication, String host, Timeouts timeouts)
+            throws IOException {
+        return opened(transport.open(name, publication, host, timeouts));
+    }
+
+    private BufferedStream opened(ShuffleStream wire) {
+        BufferedStream stream = new BufferedStream(wire);
         opened.incrementAndGet();
         counters.streamOpened();
         return stream;

@@ -5,6 +5,7 @@ import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.tipc.TipcSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * fetcher's, under the stock retry rules. Every response that is not a
  * {@link Misdirection} is the fetcher's too, whatever its status, once it proves that the server
  * socket the kernel connected holds the job token ({@link ChannelBinding}): a response that does not
- * is another process's, which is not read further and falls back like a TIPC failure.
+ * is another process's, which is not read further; the request then goes to each other socket that
+ * publishes the name, and falls back like a TIPC failure when none proves it.
  * <p>
  * The request goes on a kept-alive stream from the {@link StreamPool} when there is one;
  * if that stream turns out closed by the server before any byte of a response, the
@@ -170,18 +172,68 @@ final class TipcAttempt implements MapOutputFrames.Sink, Closeable {
             throw new Failure(Fallback.MISDIRECTED, new IOException("asked TIPC name of " + name
                     + ", answered by " + server + " (" + answer.status() + ")"));
         }
+        String unproven = unproven(name, answer);
+        if (unproven == null) {
+            return answer;
+        }
+        closeStream();
+        StreamExchange proven = fromAnotherPublication(name, request, timeouts);
+        if (proven == null) {
+            throw new Failure(Fallback.UNAUTHENTICATED, new IOException(unproven));
+        }
+        counters.unauthenticatedSkipped();
+        if (streams.firstUnprovenSkipped()) {
+            LOG.warn("{}; another socket that publishes the name proved it and serves this task's fetches (each"
+                    + " such skip counted in {}, logged once)", unproven, TipcShuffleCounter.UNAUTHENTICATED_SKIPPED);
+        }
+        return proven;
+    }
+
+    /** Null when the server socket of {@code answer}'s stream proved it holds the job token; else what it did not prove. */
+    private String unproven(ShuffleServiceName name, StreamExchange answer) throws Failure {
         String reply = answer.head().field(ChannelBinding.REPLY_HEADER);
         BufferedStream answered = stream.get();
         if (answered == null) {
             throw new Failure(Fallback.CONNECT_FAILED, new AsynchronousCloseException());
         }
-        if (!ChannelBinding.replyVerifies(jobToken, nonce, answered.server(), reply)) {
-            throw new Failure(Fallback.UNAUTHENTICATED, new IOException("TIPC name of " + name + " is held by socket "
-                    + answered.server() + ", which did not prove it holds the job token (" + answer.status()
-                    + ", reply binding " + (reply == null ? "missing" : "wrong")
-                    + "): another process bound the name, or the server does not know this job"));
+        if (ChannelBinding.replyVerifies(jobToken, nonce, answered.server(), reply)) {
+            return null;
         }
-        return answer;
+        return "TIPC name of " + name + " led to socket " + answered.server() + ", which did not prove it holds the"
+                + " job token (" + answer.status() + ", reply binding " + (reply == null ? "missing" : "wrong")
+                + "): another process bound the name, or the server does not know this job";
+    }
+
+    /**
+     * The request sent to each socket that publishes the name, connected to directly, until one proves it
+     * holds the job token; null when none does. Any process may bind a name and the kernel spreads
+     * connections by name over its publications, so the NodeManager's own is among them when it serves.
+     */
+    private StreamExchange fromAnotherPublication(ShuffleServiceName name, Map<String, List<String>> request,
+                                                  Timeouts timeouts) throws Failure {
+        List<TipcSocketAddress> publications;
+        try {
+            publications = streams.publications(name);
+        } catch (IOException e) {
+            LOG.debug("{}: the name's publications could not be listed: {}", name, e.toString());
+            return null;
+        }
+        for (TipcSocketAddress publication : publications) {
+            try {
+                StreamExchange answer = sendOn(streams.open(name, publication, url.getHost(), timeouts), name, request);
+                if (!Misdirection.of(name.toString(), answer.status(), answer.head().field(TipcShuffleConfig.SERVER_HEADER))
+                        && unproven(name, answer) == null) {
+                    return answer;
+                }
+            } catch (IOException e) {
+                LOG.debug("{}: publication {} did not answer: {}", name, publication, e.toString());
+            }
+            closeStream();
+            if (closed) {
+                throw new Failure(Fallback.CONNECT_FAILED, new AsynchronousCloseException());
+            }
+        }
+        return null;
     }
 
     private StreamExchange sendOn(BufferedStream s, ShuffleServiceName name, Map<String, List<String>> requestFields)

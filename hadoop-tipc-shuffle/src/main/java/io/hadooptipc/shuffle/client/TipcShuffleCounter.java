@@ -10,7 +10,9 @@ package io.hadooptipc.shuffle.client;
  * ROUTES_BACK_TO_TIPC those switched back when their name was published again, TIPC_PEERS_LOST
  * the nodes to which every TIPC link went down; STREAMS_OPENED counts TIPC streams connected,
  * STREAMS_REUSED requests sent on a kept-alive one, TLS_STREAMS the TIPC streams whose TLS
- * handshake completed (encrypted shuffle required, TIPC links not declared encrypted).
+ * handshake completed (encrypted shuffle required, TIPC links not declared encrypted),
+ * UNAUTHENTICATED_SKIPPED the TIPC servers a fetch left, for another socket that publishes the
+ * name, because they could not prove they hold the job token.
  */
 public enum TipcShuffleCounter {
     TIPC_BYTES,
@@ -32,7 +34,8 @@ public enum TipcShuffleCounter {
     TIPC_PEERS_LOST,
     STREAMS_OPENED,
     STREAMS_REUSED,
-    TLS_STREAMS;
+    TLS_STREAMS,
+    UNAUTHENTICATED_SKIPPED;
 
     /** Whether this counts fetch requests that went over HTTP/TCP for a reason (a FALLBACK_* counter). */
     public boolean isFallback() {

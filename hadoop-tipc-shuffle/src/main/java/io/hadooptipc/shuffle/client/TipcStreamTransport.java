@@ -1,13 +1,21 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.tipc.TipcAddress;
 import io.hadooptipc.tipc.TipcException;
+import io.hadooptipc.tipc.TipcServiceRange;
 import io.hadooptipc.tipc.TipcSocketChannel;
+import io.hadooptipc.tipc.TipcSocketAddress;
 import io.hadooptipc.tipc.TipcSocketOptions;
+import io.hadooptipc.tipc.TipcTopologyChannel;
+import io.hadooptipc.tipc.TipcTopologyEvent;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /** Shuffle streams over AF_TIPC: a {@link TipcSocketChannel} to the name's service address. */
@@ -20,12 +28,46 @@ final class TipcStreamTransport implements StreamTransport {
 
     @Override
     public ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
+        return open(name, name.tipcAddress(serviceType), timeouts);
+    }
+
+    @Override
+    public List<TipcSocketAddress> publications(ShuffleServiceName name) throws IOException {
+        List<TipcSocketAddress> sockets = new ArrayList<>();
+        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+            // The service reports the bindings there are as it takes the subscription, then its TIMEOUT.
+            topology.subscribe(TipcServiceRange.of(name.tipcAddress(serviceType)),
+                    TipcTopologyChannel.Mode.EVERY_BINDING, Duration.ofMillis(1));
+            for (TipcTopologyEvent e = next(topology); e.kind() != TipcTopologyEvent.Kind.TIMEOUT; e = next(topology)) {
+                if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED && !sockets.contains(e.socket())) {
+                    sockets.add(e.socket());
+                }
+            }
+        }
+        return sockets;
+    }
+
+    private static TipcTopologyEvent next(TipcTopologyChannel topology) throws IOException {
+        TipcTopologyEvent e = topology.receive(Duration.ofSeconds(5));
+        if (e == null) {
+            throw new IOException("the topology service sent no TIMEOUT event within 5 s");
+        }
+        return e;
+    }
+
+    @Override
+    public ShuffleStream open(ShuffleServiceName name, TipcSocketAddress publication, String host, Timeouts timeouts)
+            throws IOException {
+        return open(name, publication, timeouts);
+    }
+
+    private ShuffleStream open(ShuffleServiceName name, TipcAddress server, Timeouts timeouts) throws IOException {
         TipcSocketChannel channel = TipcSocketChannel.open();
         try {
             if (timeouts.connectMillis() > 0) {
                 channel.setOption(TipcSocketOptions.CONNECT_TIMEOUT, timeouts.connectMillis());
             }
-            channel.connect(name.tipcAddress(serviceType));
+            channel.connect(server);
             channel.setOption(TipcSocketOptions.NODELAY, true); // a request goes out whole at once, not held for more
             // Blocking reads and writes whose timeouts the kernel keeps: one recv(2) per arrival, no poll(2) before it.
             channel.setOption(TipcSocketOptions.READ_TIMEOUT, timeouts.readMillis());

@@ -1,11 +1,13 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.tipc.TipcSocketAddress;
 import org.apache.hadoop.security.ssl.SSLFactory;
 
 import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
+import java.util.List;
 
 /**
  * Streams of another transport in TLS, with the job's client SSL settings: Hadoop's
@@ -25,7 +27,21 @@ final class TlsTransport implements StreamTransport {
 
     @Override
     public ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
-        ShuffleStream wire = plain.open(name, host, timeouts);
+        return tls(plain.open(name, host, timeouts), host);
+    }
+
+    @Override
+    public List<TipcSocketAddress> publications(ShuffleServiceName name) throws IOException {
+        return plain.publications(name);
+    }
+
+    @Override
+    public ShuffleStream open(ShuffleServiceName name, TipcSocketAddress publication, String host, Timeouts timeouts)
+            throws IOException {
+        return tls(plain.open(name, publication, host, timeouts), host);
+    }
+
+    private ShuffleStream tls(ShuffleStream wire, String host) throws IOException {
         TlsStream tls;
         try {
             tls = TlsStream.connect(wire, ssl.createSSLEngine(), host, ssl.getHostnameVerifier());

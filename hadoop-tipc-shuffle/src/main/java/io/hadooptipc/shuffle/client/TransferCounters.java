@@ -26,6 +26,10 @@ final class TransferCounters implements MapOutputFrames.Sink {
         reporter.incrCounter(TipcShuffleCounter.TIPC_PEERS_LOST, 1);
     }
 
+    void unauthenticatedSkipped() {
+        reporter.incrCounter(TipcShuffleCounter.UNAUTHENTICATED_SKIPPED, 1);
+    }
+
     void streamOpened() {
         reporter.incrCounter(TipcShuffleCounter.STREAMS_OPENED, 1);
     }

@@ -5,6 +5,7 @@ import io.hadooptipc.shuffle.HttpHead;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 
 import io.hadooptipc.testbed.ShuffleWire;
+import io.hadooptipc.tipc.TipcSocketAddress;
 
 import javax.crypto.SecretKey;
 import java.io.EOFException;
@@ -16,8 +17,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,6 +59,7 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
     /** Kept-alive streams the fetcher closed between requests. */
     final AtomicInteger closedByFetcher = new AtomicInteger();
     private final Peer peer;
+    private final Map<TipcSocketAddress, Peer> publications = Collections.synchronizedMap(new LinkedHashMap<>());
     private final IOException refusal;
     private final boolean keptAlive;
     private final ExecutorService peers = Executors.newCachedThreadPool(r -> {
@@ -117,22 +123,51 @@ final class SocketPairTransport implements StreamTransport, AutoCloseable {
         }
     }
 
+    /**
+     * Lists {@code socket} among the name's publications, answered by {@code peer} when the fetcher
+     * connects to it directly; a connection by name still reaches this transport's own peer.
+     */
+    SocketPairTransport publishedBy(TipcSocketAddress socket, Peer publicationPeer) {
+        publications.put(socket, publicationPeer);
+        return this;
+    }
+
     @Override
     public ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
         opened.add(name);
         if (refusal != null) {
             throw refusal;
         }
+        return connect(peer, timeouts);
+    }
+
+    @Override
+    public List<TipcSocketAddress> publications(ShuffleServiceName name) {
+        return new ArrayList<>(publications.keySet());
+    }
+
+    @Override
+    public ShuffleStream open(ShuffleServiceName name, TipcSocketAddress publication, String host, Timeouts timeouts)
+            throws IOException {
+        opened.add(name);
+        Peer publicationPeer = publications.get(publication);
+        if (publicationPeer == null) {
+            throw new IOException("no publication " + publication + " here");
+        }
+        return connect(publicationPeer, timeouts);
+    }
+
+    private ShuffleStream connect(Peer answering, Timeouts timeouts) throws IOException {
         try (ServerSocketChannel listener = ServerSocketChannel.open()) {
             listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
             SocketChannel fetcherEnd = SocketChannel.open(listener.getLocalAddress());
             SocketChannel serverEnd = listener.accept();
-            peers.execute(() -> serve(serverEnd));
+            peers.execute(() -> serve(serverEnd, answering));
             return new ChannelStream(fetcherEnd, timeouts);
         }
     }
 
-    private void serve(SocketChannel socket) {
+    private void serve(SocketChannel socket, Peer peer) {
         try (socket) {
             do {
                 HttpHead request = readHead(socket);

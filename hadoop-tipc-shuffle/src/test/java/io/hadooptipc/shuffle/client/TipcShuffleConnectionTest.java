@@ -7,6 +7,7 @@ import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.testbed.CountingReporter;
 import io.hadooptipc.testbed.ShuffleWire;
 import io.hadooptipc.tipc.TipcAvailability;
+import io.hadooptipc.tipc.TipcSocketAddress;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 import org.junit.jupiter.api.AfterEach;
@@ -288,6 +289,31 @@ class TipcShuffleConnectionTest {
         assertEquals(0, reporter.get(TipcShuffleCounter.TIPC_BYTES));
         assertEquals(3, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
         assertEquals(1, tcp.requests.get());
+    }
+
+    /**
+     * The name leads to a process without the job token, and the topology service lists it and the
+     * NodeManager among the name's publications: the fetch tries each directly and is served over TIPC by the
+     * one that proves the token, counted as a skip, not a fallback.
+     */
+    @Test
+    void aServerWithoutTheTokenIsSkippedForAnotherPublicationThatProvesIt() throws Exception {
+        SocketPairTransport.Peer impostor = (request, socket) -> SocketPairTransport.writeUnbound(socket,
+                CannedResponse.of(200, self, Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH),
+                        "not the map output".getBytes(StandardCharsets.US_ASCII)));
+        tipc = SocketPairTransport.answering(impostor)
+                .publishedBy(TipcSocketAddress.of(17, 0x1001003), impostor)
+                .publishedBy(TipcSocketAddress.of(9, 0x1001001), SocketPairTransport.replying(ok(self)));
+        streams.close();
+        streams = new StreamPool(tipc, new TransferCounters(reporter), 1, 60_000);
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertArrayEquals(body, readAll(c));
+        assertEquals(0, reporter.get(TipcShuffleCounter.FALLBACK_UNAUTHENTICATED));
+        assertEquals(1, reporter.get(TipcShuffleCounter.UNAUTHENTICATED_SKIPPED));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(0, tcp.requests.get());
+        assertEquals(3, tipc.opened.size(), "by name, then each publication in turn");
     }
 
     @Test
