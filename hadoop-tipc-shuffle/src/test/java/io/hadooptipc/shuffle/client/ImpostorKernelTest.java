@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
@@ -131,12 +133,14 @@ class ImpostorKernelTest {
     }
 
     /**
-     * The impostor answers by itself: a 200 with bytes that are no map output, which the reducer does not read;
-     * it takes the map outputs from the real server, the name's other publication, over TIPC.
+     * The impostor answers by itself, on the reducer's node or a third one: a 200 with bytes that are no map
+     * output, which the reducer does not read; it takes the map outputs from the real server, the name's other
+     * publication, over TIPC.
      */
-    @Test
-    void aServerWithoutTheJobTokenIsNotReadAndTheFetchGoesToTheNamesOtherPublication() throws Exception {
-        Process impostor = impostor(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, "garbage");
+    @ParameterizedTest
+    @ValueSource(strings = {"n3", "n2"})
+    void aServerWithoutTheJobTokenIsNotReadAndTheFetchGoesToTheNamesOtherPublication(String node) throws Exception {
+        Process impostor = impostorIn(node, TipcShuffleConfig.DEFAULT_SERVICE_TYPE, "garbage");
         try {
             int impostorFetches = 0;
             for (int fetch = 0; fetch < MAX_FETCHES && impostorFetches < IMPOSTOR_CONNECTIONS; fetch++) {
@@ -176,10 +180,15 @@ class ImpostorKernelTest {
 
     /** Starts the impostor in n3 and waits until it has bound the name under {@code type}. */
     private static Process impostor(int type, String mode, String... args) throws Exception {
+        return impostorIn("n3", type, mode, args);
+    }
+
+    /** Starts the impostor in {@code node} and waits until it has bound the name under {@code type}. */
+    private static Process impostorIn(String node, int type, String mode, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(Testbed.python(), SCRIPT.toString(), mode,
                 Integer.toString(type), Integer.toString(name.instance())));
         command.addAll(List.of(args));
-        Process p = Testbed.exec("n3", command.toArray(String[]::new));
+        Process p = Testbed.exec(node, command.toArray(String[]::new));
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
         if (!"ready".equals(line)) {
