@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServiceNameWatch implements Closeable, NameHolders.Actions {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceNameWatch.class);
-    static final String THREAD_NAME = "TIPC shuffle name watch";
+    /** Not named as the serving threads, which CPU probes find by {@link TipcShuffleServer#THREAD_NAME}. */
+    static final String THREAD_NAME = "TIPC name watch";
 
     private final int serviceType;
     private final TipcShuffleServer server;
