@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -144,7 +145,13 @@ public final class FetchSyscallsBenchmark {
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : tasks.toList()) {
                 long tid = Long.parseLong(task.getFileName().toString());
-                if (!earlier.contains(tid) && Files.readString(task.resolve("comm")).startsWith(TipcShuffleServer.THREAD_NAME)) {
+                String name;
+                try {
+                    name = Files.readString(task.resolve("comm"));
+                } catch (NoSuchFileException ended) { // a stopped server's thread, ending as it was listed
+                    continue;
+                }
+                if (!earlier.contains(tid) && name.startsWith(TipcShuffleServer.THREAD_NAME)) {
                     found.add(tid);
                 }
             }
