@@ -116,6 +116,25 @@ public final class Tipc {
         }
     }
 
+    /**
+     * The bindings of {@code range} in the cluster's name table right now, as this node's topology
+     * service reports them: each socket's binding with its instances as bound (a range may cover all).
+     */
+    public static List<TipcTopologyEvent> bindings(TipcServiceRange range) throws IOException {
+        List<TipcTopologyEvent> bindings = new ArrayList<>();
+        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
+            // A short-lived subscription: the kernel reports the existing bindings, then TIMEOUT.
+            topology.subscribe(range, TipcTopologyChannel.Mode.EVERY_BINDING, Duration.ofMillis(1));
+            for (TipcTopologyEvent e = nextEvent(topology); e.kind() != TipcTopologyEvent.Kind.TIMEOUT;
+                 e = nextEvent(topology)) {
+                if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED) {
+                    bindings.add(e);
+                }
+            }
+        }
+        return bindings;
+    }
+
     /** The addresses of the other nodes this node has a TIPC link up to, right now. */
     public static List<Integer> reachableNodes() throws IOException {
         try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {

@@ -1,19 +1,18 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcAddress;
 import io.hadooptipc.tipc.TipcException;
 import io.hadooptipc.tipc.TipcServiceRange;
 import io.hadooptipc.tipc.TipcSocketChannel;
 import io.hadooptipc.tipc.TipcSocketAddress;
 import io.hadooptipc.tipc.TipcSocketOptions;
-import io.hadooptipc.tipc.TipcTopologyChannel;
 import io.hadooptipc.tipc.TipcTopologyEvent;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -34,25 +33,12 @@ final class TipcStreamTransport implements StreamTransport {
     @Override
     public List<TipcSocketAddress> publications(ShuffleServiceName name) throws IOException {
         List<TipcSocketAddress> sockets = new ArrayList<>();
-        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
-            // The service reports the bindings there are as it takes the subscription, then its TIMEOUT.
-            topology.subscribe(TipcServiceRange.of(name.tipcAddress(serviceType)),
-                    TipcTopologyChannel.Mode.EVERY_BINDING, Duration.ofMillis(1));
-            for (TipcTopologyEvent e = next(topology); e.kind() != TipcTopologyEvent.Kind.TIMEOUT; e = next(topology)) {
-                if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED && !sockets.contains(e.socket())) {
-                    sockets.add(e.socket());
-                }
+        for (TipcTopologyEvent e : Tipc.bindings(TipcServiceRange.of(name.tipcAddress(serviceType)))) {
+            if (!sockets.contains(e.socket())) {
+                sockets.add(e.socket());
             }
         }
         return sockets;
-    }
-
-    private static TipcTopologyEvent next(TipcTopologyChannel topology) throws IOException {
-        TipcTopologyEvent e = topology.receive(Duration.ofSeconds(5));
-        if (e == null) {
-            throw new IOException("the topology service sent no TIMEOUT event within 5 s");
-        }
-        return e;
     }
 
     @Override

@@ -1,11 +1,10 @@
 package io.hadooptipc.shuffle.doctor;
 
+import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcServiceRange;
-import io.hadooptipc.tipc.TipcTopologyChannel;
 import io.hadooptipc.tipc.TipcTopologyEvent;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -65,25 +64,10 @@ final class NameTable {
 
     static List<Binding> bindings(int serviceType) throws IOException {
         List<Binding> bindings = new ArrayList<>();
-        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
-            // The service reports every existing binding of the range at once, then the TIMEOUT.
-            topology.subscribe(TipcServiceRange.all(serviceType), TipcTopologyChannel.Mode.EVERY_BINDING,
-                    Duration.ofMillis(100));
-            for (TipcTopologyEvent e = next(topology); e.kind() != TipcTopologyEvent.Kind.TIMEOUT; e = next(topology)) {
-                if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED) {
-                    // A range as it was bound: one socket may bind every instance of the type.
-                    bindings.add(new Binding(e.lower(), e.upper(), e.node(), e.socket().ref()));
-                }
-            }
+        for (TipcTopologyEvent e : Tipc.bindings(TipcServiceRange.all(serviceType))) {
+            // A range as it was bound: one socket may bind every instance of the type.
+            bindings.add(new Binding(e.lower(), e.upper(), e.node(), e.socket().ref()));
         }
         return bindings;
-    }
-
-    private static TipcTopologyEvent next(TipcTopologyChannel topology) throws IOException {
-        TipcTopologyEvent e = topology.receive(Duration.ofSeconds(5));
-        if (e == null) {
-            throw new IOException("the topology service sent no TIMEOUT event within 5 s");
-        }
-        return e;
     }
 }
