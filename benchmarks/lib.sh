@@ -10,11 +10,21 @@ root=$(dirname "$here")
 cp="$here/target/classes:$(cat "$here/target/classpath.txt" 2>/dev/null || true)"
 
 # Builds with Maven unless run-all or bin/test has built already, and tells the scripts this
-# one starts that it has. MAVEN_ARGs narrow the build (default: everything).
+# one starts that it has. MAVEN_ARGs narrow the build (default: everything). Says which module
+# it builds as it goes (Maven's whole output in target/build.log).
 #   build [MAVEN_ARG...]      e.g. build -pl benchmarks -am
 build() {
   if [ -z "${HADOOPTIPC_BENCH_BUILT:-}" ]; then
-    (cd "$root" && mvn -B -q "$@" package -DskipTests) || return
+    local log=$here/target/build.log status=0
+    mkdir -p "$here/target"
+    echo "build: mvn package -DskipTests $* (log: $log)" >&2
+    (cd "$root" && mvn -B "$@" package -DskipTests) 2>&1 | tee "$log" |
+      sed -un 's/^\[INFO\] Building \([^ ]*\) .*\[\([0-9]*\/[0-9]*\)\]$/build: \2 \1/p' >&2 || status=$?
+    if ((status != 0)); then
+      tail -n 30 "$log" >&2
+      echo "build: failed (exit $status; log: $log)" >&2
+      return "$status"
+    fi
     cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
   fi
   export HADOOPTIPC_BENCH_BUILT=1
