@@ -17,7 +17,7 @@ build() {
   if [ -z "${HADOOPTIPC_BENCH_BUILT:-}" ]; then
     local log=$here/target/build.log status=0
     mkdir -p "$here/target"
-    echo "build: mvn package -DskipTests $* (log: $log)" >&2
+    echo "build: mvn package -DskipTests${*:+ $*} (log: $log)" >&2
     (cd "$root" && mvn -B "$@" package -DskipTests) 2>&1 | tee "$log" |
       sed -un 's/^\[INFO\] Building \([^ ]*\) .*\[\([0-9]*\/[0-9]*\)\]$/build: \2 \1/p' >&2 || status=$?
     if ((status != 0)); then
@@ -50,11 +50,14 @@ boot_testbed() {
   build -pl benchmarks -am || exit
   "$root/testbed/vm/tipc-vm" --prepare || exit  # QEMU installed before its version is recorded
   record_host testbed
-  local status=0
+  local status=0 after
   "$root/testbed/vm/tipc-vm" "$@" || status=$?
   # The guests are gone: the host's load now is what the run left (its own share fading over minutes).
-  [ ! "$out/summary.md" -nt "$here/target/host.txt" ] ||
-    echo "Host load average after the run: $(cut -d' ' -f1-3 /proc/loadavg); host speed index after the run: $(host_speed)." >>"$out/summary.md"
+  if [ "$out/summary.md" -nt "$here/target/host.txt" ]; then
+    after="Host load average after the run: $(cut -d' ' -f1-3 /proc/loadavg); host speed index after the run: $(host_speed)."
+    echo "$after" >>"$out/summary.md"
+    echo "$(basename "$0"): $after" >&2
+  fi
   exit $status
 }
 
@@ -68,14 +71,16 @@ code_committed() {
 # and speed before the run (a guest's load says nothing about the host's).
 #   record_host [testbed]    testbed: the run goes into tipc-vm (so the emulator is named too)
 record_host() {
-  local commit emulator=
+  local commit emulator= speed
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
   code_committed || commit="$commit with uncommitted changes"
   [ "${1:-}" = testbed ] && emulator=" $(qemu-system-x86_64 --version 2>/dev/null | head -n1), TCG ${TIPC_TESTBED_TCG:-multi}-threaded;"
+  speed=$(host_speed)
   echo "$(nproc) x$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), kernel $(uname -r); commit $commit;" \
     "$(date -u '+%Y-%m-%d %H:%M UTC');$emulator host load average before the run: $(cut -d' ' -f1-3 /proc/loadavg);" \
-    "host speed index before the run: $(host_speed) (gzip -1 of 400 MiB of zeros, best of 3; lower is faster)" \
+    "host speed index before the run: $speed (gzip -1 of 400 MiB of zeros, best of 3; lower is faster)" \
     >"$here/target/host.txt"
+  echo "$(basename "$0"): commit $commit; host speed index $speed" >&2
 }
 
 # Seconds the host takes for a fixed CPU-bound task, best of 3 ("N s"). This machine's speed
