@@ -99,6 +99,15 @@ public final class TipcShuffleConfig {
     public static final String TCP_ABOVE_BYTES = "mapreduce.shuffle.tipc.tcp.above-bytes";
     public static final long DEFAULT_TCP_ABOVE_BYTES = 32_768;
 
+    /**
+     * Job and node: where the Hadoop cluster runs one TIPC cluster (an island: its own TIPC network id) per
+     * rack or pod, how many leading components of a host's network location (Hadoop's rack awareness,
+     * {@code net.topology.*}) name its island; a reducer fetches from a host of another island over HTTP/TCP
+     * without trying TIPC. 0: one TIPC cluster spans the Hadoop cluster.
+     */
+    public static final String ISLAND_LEVEL = "mapreduce.shuffle.tipc.island.level";
+    public static final int DEFAULT_ISLAND_LEVEL = 0;
+
     /** Request header: the server identity the fetcher meant to reach. */
     public static final String TARGET_HEADER = "X-TIPC-Shuffle-Target";
     /** Response header: the identity of the server that answered. */

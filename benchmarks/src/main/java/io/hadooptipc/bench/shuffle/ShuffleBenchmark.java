@@ -134,7 +134,8 @@ public final class ShuffleBenchmark {
                 total(ours, TipcShuffleCounter.TCP_BYTES), total(ours, TipcShuffleCounter.TCP_MAP_OUTPUTS)));
         s.append("requests over TCP by reason:");
         for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
-            if (c.isFallback() || c == TipcShuffleCounter.TCP_BY_CONFIGURATION || c == TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS) {
+            if (c.isFallback() || c == TipcShuffleCounter.TCP_BY_CONFIGURATION || c == TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS
+                    || c == TipcShuffleCounter.TCP_OTHER_ISLAND) {
                 s.append(' ').append(c.name()).append('=').append(total(ours, c));
             }
         }
@@ -196,6 +197,7 @@ public final class ShuffleBenchmark {
     /**
      * How our shuffle's bytes went: all over TIPC; over TIPC until a map output above
      * mapreduce.shuffle.tipc.tcp.above-bytes sent the rest over HTTP/TCP, with no fallback (tipc+tcp-for-large);
+     * over TIPC within this node's TIPC island and over HTTP/TCP from the others, with no fallback (tipc+tcp-other-island);
      * all over TCP (fallback); or mixed. The stock one is HTTP/TCP.
      */
     static String transport(Measured m) {
@@ -208,6 +210,9 @@ public final class ShuffleBenchmark {
         }
         if (fallbacks(m) == 0 && m.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS) > 0) {
             return "tipc+tcp-for-large";
+        }
+        if (fallbacks(m) == 0 && m.counter(TipcShuffleCounter.TCP_OTHER_ISLAND) > 0) {
+            return "tipc+tcp-other-island";
         }
         return m.counter(TipcShuffleCounter.TCP_BYTES) == total ? "tcp-fallback" : "mixed";
     }

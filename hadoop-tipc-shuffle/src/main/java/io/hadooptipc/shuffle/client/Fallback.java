@@ -13,7 +13,9 @@ enum Fallback {
     MID_TRANSFER(TipcShuffleCounter.FALLBACK_MID_TRANSFER, "the TIPC connection failed mid-transfer"),
     CONFIGURED(TipcShuffleCounter.TCP_BY_CONFIGURATION, "mapreduce.shuffle.tipc.transport is tcp"),
     LARGE_OUTPUTS(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS,
-            "a map output was larger than mapreduce.shuffle.tipc.tcp.above-bytes");
+            "a map output was larger than mapreduce.shuffle.tipc.tcp.above-bytes"),
+    OTHER_ISLAND(TipcShuffleCounter.TCP_OTHER_ISLAND,
+            "the host is in another TIPC island (mapreduce.shuffle.tipc.island.level)");
 
     final TipcShuffleCounter counter;
     final String reason;

@@ -1,7 +1,8 @@
 package io.hadooptipc.shuffle.client;
 
-import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
+import io.hadooptipc.shuffle.TipcIslands;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.security.ssl.SSLFactory;
@@ -55,6 +56,7 @@ public final class TaskTransports implements Closeable {
         }
         TransportRoutes routes = TransportRoutes.start(job, counters);
         routes.tcpAbove(job.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
+        routes.islands(TipcIslands.forThisHost(job));
         StreamPool streams = StreamPool.of(job, transport, counters);
         routes.onLeavingTipc(streams);
         return new TaskTransports(routes, streams, counters, ssl);

@@ -5,7 +5,7 @@ package io.hadooptipc.shuffle.client;
  * TipcShuffleCounter.properties). Bytes are map-output bytes, as in the stock
  * REDUCE_SHUFFLE_BYTES, counted for the transport that delivered a map output's
  * last byte. Each FALLBACK_* counts fetch requests that went over HTTP/TCP for
- * that reason, TCP_BY_CONFIGURATION and TCP_FOR_LARGE_OUTPUTS those sent there by choice;
+ * that reason, TCP_BY_CONFIGURATION, TCP_FOR_LARGE_OUTPUTS and TCP_OTHER_ISLAND those sent there by choice;
  * ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a withdrawn name),
  * ROUTES_BACK_TO_TIPC those switched back when their name was published again, TIPC_PEERS_LOST
  * the nodes to which every TIPC link went down; STREAMS_OPENED counts TIPC streams connected,
@@ -29,6 +29,7 @@ public enum TipcShuffleCounter {
     FALLBACK_MID_TRANSFER,
     TCP_BY_CONFIGURATION,
     TCP_FOR_LARGE_OUTPUTS,
+    TCP_OTHER_ISLAND,
     ROUTES_TO_TCP,
     ROUTES_BACK_TO_TIPC,
     TIPC_PEERS_LOST,

@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcIslands;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.Tipc;
@@ -16,6 +17,7 @@ import java.net.InetAddress;
 import java.net.URL;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -98,6 +100,8 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private volatile NameWatch watch;
     private volatile StreamPool leavingTipc; // null: no streams to close
     private volatile long tcpAbove; // 0: every size stays on TIPC
+    private volatile TipcIslands islands; // null: one TIPC cluster spans the Hadoop cluster
+    private final Set<String> otherIslandHosts = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean largeOutputs = new AtomicBoolean();
 
     TransportRoutes(Transport mode, TipcAvailability availability, TransferCounters counters) {
@@ -156,6 +160,15 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         this.tcpAbove = bytes;
     }
 
+    /** Sends hosts outside this node's TIPC island over HTTP/TCP, without a TIPC attempt, by choice rather than failure. */
+    void islands(TipcIslands islands) {
+        if (islands.enabled()) {
+            this.islands = islands;
+            LOG.info("This node is in TIPC island {} ({} = {}): map hosts of other islands go over HTTP/TCP",
+                    islands.own(), TipcShuffleConfig.ISLAND_LEVEL, islands.level());
+        }
+    }
+
     /** Closes {@code streams}' idle streams to each host switched to HTTP/TCP, after the switch. */
     void onLeavingTipc(StreamPool streams) {
         this.leavingTipc = streams;
@@ -178,12 +191,27 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
             }
             return new Route(null, Fallback.TIPC_UNAVAILABLE, 0);
         }
+        TipcIslands archipelago = islands;
+        if (archipelago != null && !archipelago.sameIsland(url.getHost())) {
+            return otherIsland(archipelago, url.getHost());
+        }
         ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName(url.getHost()), url.getPort());
         Host host = host(name);
         synchronized (host) {
             Fallback why = host.tcpBecause == null && largeOutputs.get() ? Fallback.LARGE_OUTPUTS : host.tcpBecause;
             return new Route(why == null ? name : null, why, host.publications);
         }
+    }
+
+    private Route otherIsland(TipcIslands archipelago, String host) throws IOException {
+        String where = host + " is in TIPC island " + archipelago.islandOf(host) + ", this node in " + archipelago.own();
+        if (mode == Transport.TIPC) {
+            throw new IOException("mapreduce.shuffle.tipc.transport is tipc, but " + where);
+        }
+        if (otherIslandHosts.add(host)) {
+            LOG.info("Shuffle from {} goes over HTTP/TCP: {}", host, where);
+        }
+        return new Route(null, Fallback.OTHER_ISLAND, 0);
     }
 
     /** A map output of {@code bytes} came over TIPC from {@code route}'s host: above {@link #tcpAbove}, every host goes over HTTP/TCP. */

@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.doctor;
 
 import io.hadooptipc.shuffle.KernelLinkCrypto;
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcIslands;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcDatagramChannel;
@@ -20,7 +21,7 @@ import java.util.function.BooleanSupplier;
  * Examines this node, in the order a fix has to happen: the kernel's TIPC module and its
  * known bugs, the native library, AF_TIPC, the configured service type, whether it serves
  * over TIPC and under which encryption, node identity, bearers (and whether one is UDP),
- * links to other nodes, and the shuffle names in the name table.
+ * links to other nodes, the TIPC island, and the shuffle names in the name table.
  * A check that cannot run because an earlier one failed is skipped, not failed again.
  */
 public final class NodeDoctor {
@@ -62,7 +63,7 @@ public final class NodeDoctor {
         checks.add(EncryptionCheck.of(conf, ownNode >= 0, KernelLinkCrypto.KALLSYMS));
         if (ownNode < 0) {
             for (String name : Arrays.asList("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links",
-                    PublishedNames.OWN, PublishedNames.PEERS)) {
+                    IslandCheck.NAME, PublishedNames.OWN, PublishedNames.PEERS)) {
                 checks.add(Check.skip(name, NEEDS_TIPC));
             }
             return new DoctorReport(checks);
@@ -71,7 +72,9 @@ public final class NodeDoctor {
         Check bearers = BearerCheck.run(bearerCommand);
         checks.add(bearers);
         checks.add(UdpBearerCheck.of(bearers, conf, root, CommandRun::of));
-        checks.add(links());
+        List<String> peers = new ArrayList<>();
+        checks.add(links(peers));
+        checks.add(island(peers));
         names(checks, ownNode, serviceType);
         return new DoctorReport(checks);
     }
@@ -143,7 +146,8 @@ public final class NodeDoctor {
         return Check.ok("node-identity", describe(ownNode));
     }
 
-    private static Check links() {
+    /** The links check; adds the identities of the nodes this one has links to to {@code identities}. */
+    private static Check links(List<String> identities) {
         try {
             List<Integer> peers = Tipc.reachableNodes();
             if (peers.isEmpty()) {
@@ -152,10 +156,21 @@ public final class NodeDoctor {
                                 + " own identity; `tipc link list` shows the links");
             }
             List<String> names = new ArrayList<>();
-            peers.forEach(p -> names.add(describe(p)));
+            for (int p : peers) {
+                names.add(describe(p));
+                identities.add(identityOrAddress(p));
+            }
             return Check.ok("links", "up to " + peers.size() + " node(s): " + String.join(", ", names));
         } catch (IOException e) {
             return new Check("links", Check.Status.FAIL, "topology service: " + e.getMessage(), "");
+        }
+    }
+
+    private Check island(List<String> peers) {
+        try {
+            return IslandCheck.of(TipcIslands.forThisHost(conf), TipcIslands.thisHost(), peers, CommandRun::of);
+        } catch (IOException | IllegalArgumentException e) {
+            return new Check(IslandCheck.NAME, Check.Status.FAIL, e.getMessage(), "");
         }
     }
 

@@ -1,17 +1,22 @@
 package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcIslands;
+import io.hadooptipc.shuffle.TipcIslandsTest;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.testbed.CountingReporter;
 import io.hadooptipc.tipc.TipcAvailability;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.URL;
+import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +35,31 @@ class TransportRoutesTest {
         routes.follow(watched);
         url = new URL("http", "10.0.0.7", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
         name = ShuffleServiceName.of(InetAddress.getByName("10.0.0.7"), 13562);
+    }
+
+    @Test
+    void aHostOfAnotherIslandGoesOverTcpByChoiceWithoutATipcAttempt(@TempDir Path dir) throws IOException {
+        routes.islands(TipcIslands.of(TipcIslandsTest.topology(dir, 1,
+                "m1 /pod1/rack1", "10.0.0.7 /pod2/rack1", "10.0.0.8 /pod1/rack2"), "m1"));
+        TransportRoutes.Route route = routes.route(url);
+        assertEquals(Fallback.OTHER_ISLAND, route.fallback());
+        assertNull(route.name());
+        assertFalse(Fallback.OTHER_ISLAND.counter.isFallback(), "by choice, not a failure");
+        assertTrue(watched.names.isEmpty(), "no TIPC name of another island is followed");
+
+        URL sameIsland = new URL("http", "10.0.0.8", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
+        TransportRoutes.Route tipc = routes.route(sameIsland);
+        assertNull(tipc.fallback());
+        assertEquals(ShuffleServiceName.of(InetAddress.getByName("10.0.0.8"), 13562), tipc.name());
+    }
+
+    @Test
+    void tipcOnlyRefusesAHostOfAnotherIsland(@TempDir Path dir) throws IOException {
+        TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
+        tipcOnly.islands(TipcIslands.of(TipcIslandsTest.topology(dir, 1, "m1 /pod1/rack1", "10.0.0.7 /pod2/rack1"), "m1"));
+        IOException e = assertThrows(IOException.class, () -> tipcOnly.route(url));
+        assertEquals("mapreduce.shuffle.tipc.transport is tipc, but 10.0.0.7 is in TIPC island /pod2, this node in /pod1",
+                e.getMessage());
     }
 
     @Test
