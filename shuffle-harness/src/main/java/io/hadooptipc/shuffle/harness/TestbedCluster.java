@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.harness;
 
+import io.hadooptipc.shuffle.TipcShuffleConfig;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -240,12 +241,20 @@ public final class TestbedCluster implements ShuffleCluster {
     public String description() {
         long mapMb = conf.getLong(MRJobConfig.MAP_MEMORY_MB, -1);
         int reduceLimit = conf.getInt(MRJobConfig.JOB_RUNNING_REDUCE_LIMIT, MRJobConfig.DEFAULT_JOB_RUNNING_REDUCE_LIMIT);
+        String islands = System.getenv().getOrDefault("TIPC_TESTBED_ISLANDS", "1");
+        int perIsland = machines / Integer.parseInt(islands);
         return machines + " testbed machines (separate QEMU guests, one TIPC node each, on one emulated Ethernet "
                 + "segment) running Hadoop's own daemons as separate JVMs: NameNode, ResourceManager and "
                 + "JobHistoryServer on m1, a DataNode and a NodeManager with `TipcShuffleHandler` on every machine, "
                 + "installed from our distribution tarball. Map tasks run only on "
-                + (machines == 2 ? "m2" : "m2..m" + machines) + " (node label), reducers and ApplicationMasters on m1, so every shuffled byte crosses a TIPC link "
-                + "(or, for the stock shuffle, TCP over the same wire)."
+                + (machines == 2 ? "m2" : "m2..m" + machines) + " (node label), reducers and ApplicationMasters on m1, "
+                + (islands.equals("1")
+                ? "so every shuffled byte crosses a TIPC link (or, for the stock shuffle, TCP over the same wire)."
+                : "so every shuffled byte crosses machines. The machines form " + islands + " TIPC islands of " + perIsland
+                + " (m1..m" + perIsland + " the first), each a TIPC cluster with its own network id, so TIPC links"
+                + " only machines of one island; Hadoop's rack awareness places machine k of island i at"
+                + " /island<i>/rack<k>, and with `" + TipcShuffleConfig.ISLAND_LEVEL + "` = 1 our reducers fetch from"
+                + " their island's map hosts over TIPC and from the others' over HTTP/TCP (`TCP_OTHER_ISLAND`).")
                 + (reduceLimit > 0 ? " A job runs at most " + mapMachineMb / mapMb + " maps at a time on each map machine"
                 + " (map containers of " + mapMb + " MB on its NodeManager's " + mapMachineMb + " MB; a container's size"
                 + " sets no heap) and " + reduceLimit + " reducers at a time (`mapreduce.job.running.reduce.limit`)." : "");
