@@ -215,7 +215,8 @@ public final class ShuffleBenchmark {
         if (fallbacks(m) == 0 && m.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS) > 0) {
             return "tipc+tcp-for-large";
         }
-        if (fallbacks(m) == 0 && m.counter(TipcShuffleCounter.TCP_OTHER_ISLAND) > 0) {
+        if (fallbacks(m) == 0 && m.counter(TipcShuffleCounter.TCP_OTHER_ISLAND) > 0
+                && m.counter(TipcShuffleCounter.TIPC_BYTES) > 0) {
             return "tipc+tcp-other-island";
         }
         return m.counter(TipcShuffleCounter.TCP_BYTES) == total ? "tcp-fallback" : "mixed";

@@ -31,6 +31,18 @@ class ShuffleBenchmarkTest {
     }
 
     @Test
+    void otherIslandsOverTcpAreAChoiceOnlyBesideTipc() {
+        Measured islands = shuffled(Side.OURS, 1200, 400, 800);
+        islands.result().counters().findCounter(TipcShuffleCounter.TCP_OTHER_ISLAND).setValue(4);
+        assertEquals("tipc+tcp-other-island", ShuffleBenchmark.transport(islands));
+        Measured noneOverTipc = shuffled(Side.OURS, 1200, 0, 1200);
+        noneOverTipc.result().counters().findCounter(TipcShuffleCounter.TCP_OTHER_ISLAND).setValue(4);
+        assertEquals("tcp-fallback", ShuffleBenchmark.transport(noneOverTipc), "its own island's map host was not reached over TIPC");
+        islands.result().counters().findCounter(TipcShuffleCounter.FALLBACK_NOT_PUBLISHED).setValue(1);
+        assertEquals("mixed", ShuffleBenchmark.transport(islands), "a fallback beside the choice is no choice");
+    }
+
+    @Test
     void theVerdictSaysWhatCrossedMachinesAndWhetherOutputsMatch() {
         List<Measured> acrossMachines = List.of(crossed(Side.STOCK, 40), crossed(Side.OURS, 1_040));
         String verdict = ShuffleBenchmark.verdict(acrossMachines, true);
