@@ -25,6 +25,7 @@ class TipcShuffleConfigTest {
                 shipped.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, !TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED));
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
         assertEquals(TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES, shipped.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_ISLAND_LEVEL, shipped.getInt(TipcShuffleConfig.ISLAND_LEVEL, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_ENABLED,
@@ -36,7 +37,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(13, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(14, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test
