@@ -56,6 +56,8 @@ class DoctorKernelTest {
             assertTrue(checks.get("links").finding().startsWith("up to " + (Testbed.nodeCount() - 1) + " node(s)"),
                     checks.get("links").finding());
             assertTrue(checks.get("links").finding().contains("n2"), checks.get("links").finding());
+            String island = checks.get("island").finding();
+            assertTrue(island.contains("TIPC network id 4711; links to ") && island.contains("n2"), island);
             assertTrue(checks.get("peer-names").finding().contains("n2 ("), checks.get("peer-names").finding());
 
             ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -229,7 +231,7 @@ class DoctorKernelTest {
     private static Map<String, Check> byName(DoctorReport report) {
         Map<String, Check> checks = new HashMap<>();
         report.checks().forEach(c -> checks.put(c.name(), c));
-        assertEquals(13, checks.size(), report.text());
+        assertEquals(14, checks.size(), report.text());
         return checks;
     }
 }
