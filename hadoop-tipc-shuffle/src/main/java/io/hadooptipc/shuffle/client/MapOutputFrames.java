@@ -36,6 +36,11 @@ final class MapOutputFrames {
         this.sink = sink;
     }
 
+    /** The length of the map output whose header has arrived and whose bytes have not all; 0 between map outputs. */
+    long outputUnderWay() {
+        return remaining > 0 ? frameLength : 0;
+    }
+
     void accept(byte[] b, int off, int len, boolean viaTipc) {
         while (len > 0 && !lost) {
             if (remaining > 0) {

@@ -98,13 +98,21 @@ final class TipcAttempt implements MapOutputFrames.Sink, Closeable {
         };
     }
 
-    /** Counts each map output of the body and weighs one that came over TIPC against the host's route. */
+    /** Counts each map output of the body. */
     @Override
     public void mapOutput(boolean viaTipc, long bytes) {
         counters.mapOutput(viaTipc, bytes);
-        if (viaTipc) {
-            routes.receivedOverTipc(route, bytes);
-        }
+    }
+
+    /** True when a map output of {@code bytes}, under way over TIPC, should rather come over HTTP/TCP. */
+    boolean prefersTcpFor(long bytes) {
+        return !closed && routes.tcpFor(route, bytes);
+    }
+
+    /** The body goes on over HTTP/TCP by choice: the stream, its response unfinished, is closed; the request counted. */
+    void leftForTcp() {
+        closeStream();
+        counters.fallback(Fallback.LARGE_OUTPUTS);
     }
 
     /** The body failed over TIPC after the response head: returns if it may go on over HTTP/TCP, else rethrows. */

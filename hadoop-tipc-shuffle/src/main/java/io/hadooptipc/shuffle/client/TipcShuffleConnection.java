@@ -21,7 +21,8 @@ import java.util.Objects;
  * drives an HTTP connection (same request, same hash checks, same status handling),
  * so every stock rule on retries, penalties and failures holds unchanged.
  * {@link TipcAttempt} decides when the fetch goes over HTTP/TCP instead; after the
- * response head, the body continues over a second, HTTP/TCP request for the same URL,
+ * response head (TIPC failed, or a map output under way is one {@link TransportRoutes}
+ * sends over HTTP/TCP), the body continues over a second, HTTP/TCP request for the same URL,
  * from the byte where TIPC stopped, once its {@code ReplyHash} matches (the stock
  * handler sends the same bytes for the same request). Over HTTP/TCP it is the stock
  * fetcher's own connection ({@link StockConnections}): HTTPS with the job's SSL settings
@@ -108,7 +109,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
                     throw new IOException("Server returned HTTP response code: " + responseCode + " for URL: " + url);
                 }
                 body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), tipc,
-                        new ResumeOverTcp());
+                        new SameResponseOverTcp());
             }
         }
         return body;
@@ -127,29 +128,58 @@ final class TipcShuffleConnection extends HttpURLConnection {
         return false;
     }
 
-    /** A class of its own, not a method reference: see BootstrapFreeTest. */
-    private final class ResumeOverTcp implements TransferBody.Resume {
+    /** A class of its own, not lambdas: see BootstrapFreeTest. */
+    private final class SameResponseOverTcp implements TransferBody.OverTcp {
         @Override
-        public InputStream from(long offset, IOException cause) throws IOException {
-            return resumeOverTcp(offset, cause);
+        public boolean wanted(long bytes) {
+            return tipc.prefersTcpFor(bytes);
+        }
+
+        @Override
+        public InputStream resume(long offset, IOException cause) throws IOException {
+            tipc.failedMidTransfer(cause);
+            try {
+                InputStream in = bodyOverTcp(offset);
+                LOG.warn("{}: TIPC failed after {} bytes ({}); resumed over HTTP/TCP", url.getHost(), offset, cause.toString());
+                return in;
+            } catch (IOException e) {
+                cause.addSuppressed(e);
+                throw cause;
+            }
+        }
+
+        @Override
+        public InputStream choose(long offset) {
+            try {
+                InputStream in = bodyOverTcp(offset);
+                tipc.leftForTcp();
+                LOG.debug("{}: a large map output under way; the body goes on over HTTP/TCP from byte {}", url.getHost(), offset);
+                return in;
+            } catch (IOException e) {
+                LOG.info("{}: the body stays on TIPC, HTTP/TCP could not take it on from byte {} ({})", url.getHost(), offset,
+                        e.toString());
+                return null;
+            }
         }
     }
 
-    private InputStream resumeOverTcp(long offset, IOException cause) throws IOException {
-        tipc.failedMidTransfer(cause);
+    /** The same response over HTTP/TCP from {@code offset}: one whose ReplyHash is the TIPC response's. */
+    private InputStream bodyOverTcp(long offset) throws IOException {
         HttpURLConnection c = openTcp();
-        int rc = c.getResponseCode();
-        String reply = c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH);
-        if (rc != HTTP_OK || !Objects.equals(reply, exchange.head().field(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH))) {
+        try {
+            int rc = c.getResponseCode();
+            String reply = c.getHeaderField(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH);
+            if (rc != HTTP_OK || !Objects.equals(reply, exchange.head().field(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH))) {
+                throw new IOException("HTTP/TCP answered " + rc + " with another ReplyHash");
+            }
+            InputStream in = c.getInputStream();
+            skipFully(in, offset);
+            tcp = c;
+            return in;
+        } catch (IOException e) {
             c.disconnect();
-            cause.addSuppressed(new IOException("resuming over HTTP/TCP got " + rc + " with another ReplyHash"));
-            throw cause;
+            throw e;
         }
-        InputStream in = c.getInputStream();
-        skipFully(in, offset);
-        LOG.warn("{}: TIPC failed after {} bytes ({}); resumed over HTTP/TCP", url.getHost(), offset, cause.toString());
-        tcp = c;
-        return in;
     }
 
     private HttpURLConnection openTcp() throws IOException {

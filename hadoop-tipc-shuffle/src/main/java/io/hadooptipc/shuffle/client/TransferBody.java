@@ -6,36 +6,44 @@ import java.io.InputStream;
 
 /**
  * A response body as the stock fetcher reads it: its Content-Length bytes, counting map
- * outputs per transport as they pass. A body over TIPC that fails part-way goes on from
- * the stream {@link Resume} opens over HTTP/TCP at the byte reached.
+ * outputs per transport as they pass. A body over TIPC goes on over HTTP/TCP from the byte
+ * reached, on a stream {@link OverTcp} opens: when TIPC fails part-way, and by choice as soon
+ * as the header of a map output that {@link OverTcp#wanted} there has arrived.
  */
 final class TransferBody extends InputStream {
 
-    /** Where a body continues after TIPC failed: a stream at {@code offset}, or the failure rethrown. */
-    @FunctionalInterface
-    interface Resume {
-        InputStream from(long offset, IOException cause) throws IOException;
+    /** Where a body over TIPC goes on over HTTP/TCP: a stream of the same response from a given offset. */
+    interface OverTcp {
+        /** True when a map output of {@code bytes}, under way over TIPC, should rather come over HTTP/TCP. */
+        boolean wanted(long bytes);
+
+        /** The body from {@code offset} after TIPC failed with {@code cause}, which is rethrown if it may not go on. */
+        InputStream resume(long offset, IOException cause) throws IOException;
+
+        /** The body from {@code offset}, by choice; null when HTTP/TCP cannot give it, and TIPC goes on. */
+        InputStream choose(long offset);
     }
 
     private final long length; // -1: to the end of the stream
     private final MapOutputFrames frames;
-    private final Resume resume;
+    private final OverTcp overTcp;
     private final byte[] single = new byte[1];
     private InputStream in;
     private boolean viaTipc;
+    private boolean stayOnTipc;
     private long consumed;
 
-    private TransferBody(InputStream in, boolean viaTipc, long length, MapOutputFrames.Sink outputs, Resume resume) {
+    private TransferBody(InputStream in, boolean viaTipc, long length, MapOutputFrames.Sink outputs, OverTcp overTcp) {
         this.in = in;
         this.viaTipc = viaTipc;
         this.length = length;
         this.frames = new MapOutputFrames(outputs);
-        this.resume = resume;
+        this.overTcp = overTcp;
     }
 
-    /** @param outputs told of each map output received, over TIPC or, after a resume, HTTP/TCP */
-    static TransferBody overTipc(InputStream in, long length, MapOutputFrames.Sink outputs, Resume resume) {
-        return new TransferBody(in, true, length, outputs, resume);
+    /** @param outputs told of each map output received, over TIPC or, once the body left it, HTTP/TCP */
+    static TransferBody overTipc(InputStream in, long length, MapOutputFrames.Sink outputs, OverTcp overTcp) {
+        return new TransferBody(in, true, length, outputs, overTcp);
     }
 
     static TransferBody overTcp(InputStream in, long length, TransferCounters counters) {
@@ -67,7 +75,7 @@ final class TransferBody extends InputStream {
                     throw new EOFException("TIPC stream ended " + (length - consumed) + " bytes early");
                 }
             } catch (IOException e) {
-                in = resume.from(consumed, e);
+                in = overTcp.resume(consumed, e);
                 viaTipc = false;
                 n = in.read(b, off, len);
             }
@@ -77,10 +85,24 @@ final class TransferBody extends InputStream {
         if (n > 0) {
             frames.accept(b, off, n, viaTipc);
             consumed += n;
+            if (viaTipc && !stayOnTipc && overTcp.wanted(frames.outputUnderWay())) {
+                leaveTipc();
+            }
         } else if (n < 0 && length >= 0) {
             throw new EOFException("response ended " + (length - consumed) + " bytes early");
         }
         return n;
+    }
+
+    /** Goes on over HTTP/TCP from here, or stays on TIPC for the rest of the body if HTTP/TCP cannot. */
+    private void leaveTipc() {
+        InputStream tcp = overTcp.choose(consumed);
+        if (tcp == null) {
+            stayOnTipc = true;
+        } else {
+            in = tcp;
+            viaTipc = false;
+        }
     }
 
     @Override

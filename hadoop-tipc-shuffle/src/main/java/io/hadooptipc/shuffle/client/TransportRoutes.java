@@ -27,11 +27,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * topology service reports its shuffle name withdrawn; it comes back to TIPC when its
  * name is published again (a NodeManager or link that recovered). Each switch is logged
  * and counted. Without topology reports (switched off, or the service cannot be
- * reached) a host that fell back stays on HTTP/TCP for the rest of the task. Once a map output
- * larger than {@link #tcpAbove} arrives over TIPC, every host goes over HTTP/TCP for the rest of
- * the task, by choice rather than failure: a reduce task's partitions of different maps are alike
- * in size, the stock fetcher asks a host for all its finished maps in one request, and TCP carries
- * bulk data in fewer frames. The idle streams to a host are closed when it leaves TIPC
+ * reached) a host that fell back stays on HTTP/TCP for the rest of the task. Once the header of a
+ * map output larger than {@link #tcpAbove} arrives over TIPC, that output comes over HTTP/TCP and
+ * every host goes there for the rest of the task, by choice rather than failure: a reduce task's
+ * partitions of different maps are alike in size, the stock fetcher asks a host for all its
+ * finished maps in one request, and TCP carries bulk data in fewer frames. The idle streams to a host are closed when it leaves TIPC
  * ({@link #onLeavingTipc}).
  */
 final class TransportRoutes implements NameWatch.Listener, Closeable {
@@ -152,7 +152,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         this.watch = names;
     }
 
-    /** Sends every host over HTTP/TCP once a map output of more than {@code bytes} arrives over TIPC; 0: never. */
+    /** Sends every host over HTTP/TCP once a map output of more than {@code bytes} is under way over TIPC; 0: never. */
     void tcpAbove(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException(TipcShuffleConfig.TCP_ABOVE_BYTES + " must be 0 or more, not " + bytes);
@@ -214,14 +214,20 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         return new Route(null, Fallback.OTHER_ISLAND, 0);
     }
 
-    /** A map output of {@code bytes} came over TIPC from {@code route}'s host: above {@link #tcpAbove}, every host goes over HTTP/TCP. */
-    void receivedOverTipc(Route route, long bytes) {
+    /**
+     * True when a map output of {@code bytes}, whose header came over TIPC from {@code route}'s host, should
+     * rather come over HTTP/TCP: above {@link #tcpAbove}, and then every host goes over HTTP/TCP.
+     */
+    boolean tcpFor(Route route, long bytes) {
         long above = tcpAbove;
-        if (above == 0 || bytes <= above || mode != Transport.AUTO || !largeOutputs.compareAndSet(false, true)) {
-            return;
+        if (above == 0 || bytes <= above || mode != Transport.AUTO) {
+            return false;
         }
-        LOG.info("Shuffle goes over HTTP/TCP for the rest of this task: a map output of {} bytes from {} is larger than "
-                + "{} ({})", bytes, route.name(), TipcShuffleConfig.TCP_ABOVE_BYTES, above);
+        if (largeOutputs.compareAndSet(false, true)) {
+            LOG.info("Shuffle goes over HTTP/TCP for the rest of this task: a map output of {} bytes from {} is larger"
+                    + " than {} ({})", bytes, route.name(), TipcShuffleConfig.TCP_ABOVE_BYTES, above);
+        }
+        return true;
     }
 
     /** TIPC failed on {@code route}: its host goes over HTTP/TCP, unless its name was published since. */

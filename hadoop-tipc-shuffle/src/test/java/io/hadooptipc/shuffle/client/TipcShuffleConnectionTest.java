@@ -361,19 +361,39 @@ class TipcShuffleConnectionTest {
     }
 
     @Test
-    void afterALargeMapOutputTheTaskFetchesOverTcp() throws Exception {
+    void aLargeMapOutputComesOverTcpFromItsHeaderOnAndTheTaskFetchesOverTcpAfterIt() throws Exception {
         auto.tcpAbove(65_536); // the body holds map outputs of 3,000, 70,000 and 10 bytes
-        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
         assertArrayEquals(body, readAll(connection(auto)));
-        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the response under way stays on TIPC");
+        assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the output before the large one");
+        assertEquals(2, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS), "the large one from its header on, and the rest");
+        assertEquals(1, tcp.requests.get(), "the response under way goes on over HTTP/TCP");
 
         for (int fetch = 1; fetch <= 2; fetch++) {
             assertArrayEquals(body, readAll(connection(auto)));
         }
         assertEquals(1, tipc.opened.size(), "no TIPC stream after the large map output");
-        assertEquals(2, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS));
-        assertEquals(6, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
-        assertEquals(2, tcp.requests.get());
+        assertEquals(3, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS));
+        assertEquals(8, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertEquals(3, tcp.requests.get());
+        assertNoFallback();
+
+        TransportRoutes allOnTipc = new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter));
+        assertArrayEquals(body, readAll(connection(allOnTipc)));
+        assertEquals(2, tipc.opened.size(), "the stream left mid-response was not kept for the host's next fetch");
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+    }
+
+    @Test
+    void aLargeMapOutputStaysOnTipcWhenHttpTcpCannotTakeItOn() throws Exception {
+        auto.tcpAbove(65_536);
+        tcp.close();
+        tcpAnswers("another reply hash");
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the whole response over TIPC");
+        assertEquals(1, tcp.requests.get(), "tried once, not again for each read");
+        assertEquals(0, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS));
         assertNoFallback();
     }
 

@@ -89,10 +89,10 @@ class TransportRoutesTest {
     void aMapOutputAboveTheThresholdSendsEveryHostOverTcpForTheRestOfTheTask() throws IOException {
         routes.tcpAbove(32_768);
         TransportRoutes.Route route = routes.route(url);
-        routes.receivedOverTipc(route, 32_768);
+        assertFalse(routes.tcpFor(route, 32_768));
         assertNull(routes.route(url).fallback(), "at the threshold TIPC goes on");
 
-        routes.receivedOverTipc(route, 32_769);
+        assertTrue(routes.tcpFor(route, 32_769), "the output under way goes over TCP");
         assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
         assertNull(routes.route(url).name());
         URL other = new URL("http", "10.0.0.8", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
@@ -106,13 +106,13 @@ class TransportRoutesTest {
     @Test
     void noThresholdOrTipcOnlyKeepsEverySizeOnTipc() throws IOException {
         TransportRoutes.Route route = routes.route(url);
-        routes.receivedOverTipc(route, 1L << 30);
+        assertFalse(routes.tcpFor(route, 1L << 30));
         assertNull(routes.route(url).fallback(), "0, the routes' own default: never");
 
         TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
         tipcOnly.tcpAbove(32_768);
         TransportRoutes.Route only = tipcOnly.route(url);
-        tipcOnly.receivedOverTipc(only, 1L << 30);
+        assertFalse(tipcOnly.tcpFor(only, 1L << 30));
         assertNull(tipcOnly.route(url).fallback(), "transport=tipc sends nothing over TCP");
     }
 
@@ -121,7 +121,7 @@ class TransportRoutesTest {
         routes.tcpAbove(32_768);
         TransportRoutes.Route route = routes.route(url);
         routes.fellBack(route, Fallback.CONNECT_FAILED, new ConnectException("refused"));
-        routes.receivedOverTipc(route, 100_000); // a body that was already on its way
+        assertTrue(routes.tcpFor(route, 100_000)); // a body that was already on its way
         assertEquals(Fallback.CONNECT_FAILED, routes.route(url).fallback());
         routes.published(name);
         assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
