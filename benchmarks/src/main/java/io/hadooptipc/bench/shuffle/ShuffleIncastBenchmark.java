@@ -112,12 +112,14 @@ public final class ShuffleIncastBenchmark {
         final Map<String, String> settings;
 
         /**
-         * Ours fetches over TIPC, and above the default of {@link TipcShuffleConfig#TCP_ABOVE_BYTES} the rest over
-         * HTTP/TCP once the first large map output arrived; all on TIPC fetches over TIPC; the others over HTTP/TCP.
+         * Ours fetches over TIPC, and above the default of {@link TipcShuffleConfig#TCP_ABOVE_BYTES} over HTTP/TCP
+         * once the first large map output's header arrived over TIPC; all on TIPC fetches over TIPC; the others
+         * over HTTP/TCP.
          */
         boolean transportsAsExpected(Row row) {
             return switch (this) {
-                case OURS -> row.size > TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES ? row.tipcMapOutputs > 0
+                case OURS -> row.size > TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES
+                        ? row.tcpForLargeOutputs > 0 && row.tipcMapOutputs + row.tcpMapOutputs > 0
                         : row.tcpMapOutputs == 0;
                 case OURS_ALL_TIPC -> row.tcpMapOutputs == 0;
                 default -> row.tipcMapOutputs == 0;
@@ -136,7 +138,8 @@ public final class ShuffleIncastBenchmark {
     /** One arm's shuffle of one round. */
     record Row(int size, int round, Arm arm, double copyMs, double copyCpuMs, double shuffleMs, double reducerCpuMs,
                double reducerMachineCpuMs, double servingCpuMs, double sendersCpuMs, double reducerMinsn,
-               double sendersMinsn, long frames, long tipcMapOutputs, long tcpMapOutputs, long records, long checksum) {
+               double sendersMinsn, long frames, long tipcMapOutputs, long tcpMapOutputs, long tcpForLargeOutputs,
+               long records, long checksum) {
     }
 
     /** The per-row metrics the summary compares, with their units. */
@@ -324,7 +327,8 @@ public final class ShuffleIncastBenchmark {
                     checksum = row.checksum;
                     if (!arm.transportsAsExpected(row)) {
                         throw new IllegalStateException(arm.label + " fetched " + row.tipcMapOutputs
-                                + " map outputs over TIPC and " + row.tcpMapOutputs + " over HTTP/TCP");
+                                + " map outputs over TIPC and " + row.tcpMapOutputs + " over HTTP/TCP ("
+                                + row.tcpForLargeOutputs + " requests there for large outputs)");
                     }
                     System.out.printf(Locale.ROOT, "%8d B round %d %-17s copy %7.0f ms wall %7.0f ms CPU, with merge"
                                     + " %7.0f ms; serving CPU %6.0f ms; %6d frames%n", size, round, arm.label, row.copyMs,
@@ -369,7 +373,7 @@ public final class ShuffleIncastBenchmark {
                 machine / 1e6, (servingAfter[0] - serving[0]) / 1e6, (servingAfter[1] - serving[1]) / 1e6,
                 (instructionsAfter[0] - instructions[0]) / 1e6, (instructionsAfter[1] - instructions[1]) / 1e6, frames,
                 merged.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS), merged.counter(TipcShuffleCounter.TCP_MAP_OUTPUTS),
-                merged.records(), merged.checksum());
+                merged.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS), merged.records(), merged.checksum());
     }
 
     /** The median over rounds of {@code arm}'s metric over {@code base}'s in the same round. */
@@ -398,8 +402,8 @@ public final class ShuffleIncastBenchmark {
                 by round (rotating order, reversed every other round) after %d warm-up rounds; %d rounds. Arms:
                 **stock default** (stock `Shuffle`, `parallelcopies` 5, from stock `ShuffleHandler`s with keep-alive
                 off, as both ship), **stock tuned** (`parallelcopies` %d, keep-alive on, as tuning guides set them),
-                **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC, and HTTP/TCP for the
-                rest once a map output above `%s`, %d B, arrived), **ours, all on TIPC** (ours with it 0),
+                **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC, and HTTP/TCP from the
+                header on of a map output above `%s`, %d B, and for the rest), **ours, all on TIPC** (ours with it 0),
                 **ours over TCP** (ours with `%s=tcp`, the same handlers' HTTP/TCP side: our code without the transport).
 
                 Copy phase: from the consumer's `init` to the task's report that copying is done, before the final

@@ -149,16 +149,13 @@ final class TipcShuffleConnection extends HttpURLConnection {
         }
 
         @Override
-        public InputStream choose(long offset) {
+        public InputStream choose(long offset) throws IOException {
+            tipc.leftForTcp(); // first: what the server sends until it sees the stream closed is wasted
             try {
-                InputStream in = bodyOverTcp(offset);
-                tipc.leftForTcp();
-                LOG.debug("{}: a large map output under way; the body goes on over HTTP/TCP from byte {}", url.getHost(), offset);
-                return in;
+                return bodyOverTcp(offset);
             } catch (IOException e) {
-                LOG.info("{}: the body stays on TIPC, HTTP/TCP could not take it on from byte {} ({})", url.getHost(), offset,
-                        e.toString());
-                return null;
+                throw new IOException(url.getHost() + ": a large map output's response left TIPC for HTTP/TCP at byte "
+                        + offset + ", which failed", e);
             }
         }
     }

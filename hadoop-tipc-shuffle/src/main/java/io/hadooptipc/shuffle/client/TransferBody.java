@@ -20,8 +20,8 @@ final class TransferBody extends InputStream {
         /** The body from {@code offset} after TIPC failed with {@code cause}, which is rethrown if it may not go on. */
         InputStream resume(long offset, IOException cause) throws IOException;
 
-        /** The body from {@code offset}, by choice; null when HTTP/TCP cannot give it, and TIPC goes on. */
-        InputStream choose(long offset);
+        /** The body from {@code offset}, by choice, the TIPC stream closed first. */
+        InputStream choose(long offset) throws IOException;
     }
 
     private final long length; // -1: to the end of the stream
@@ -30,7 +30,7 @@ final class TransferBody extends InputStream {
     private final byte[] single = new byte[1];
     private InputStream in;
     private boolean viaTipc;
-    private boolean stayOnTipc;
+    private boolean leavingTipc;
     private long consumed;
 
     private TransferBody(InputStream in, boolean viaTipc, long length, MapOutputFrames.Sink outputs, OverTcp overTcp) {
@@ -67,6 +67,11 @@ final class TransferBody extends InputStream {
             }
             len = (int) Math.min(len, length - consumed);
         }
+        if (leavingTipc) {
+            leavingTipc = false;
+            in = overTcp.choose(consumed);
+            viaTipc = false;
+        }
         int n;
         if (viaTipc) {
             try {
@@ -85,24 +90,11 @@ final class TransferBody extends InputStream {
         if (n > 0) {
             frames.accept(b, off, n, viaTipc);
             consumed += n;
-            if (viaTipc && !stayOnTipc && overTcp.wanted(frames.outputUnderWay())) {
-                leaveTipc();
-            }
+            leavingTipc = viaTipc && overTcp.wanted(frames.outputUnderWay()); // from the next read on
         } else if (n < 0 && length >= 0) {
             throw new EOFException("response ended " + (length - consumed) + " bytes early");
         }
         return n;
-    }
-
-    /** Goes on over HTTP/TCP from here, or stays on TIPC for the rest of the body if HTTP/TCP cannot. */
-    private void leaveTipc() {
-        InputStream tcp = overTcp.choose(consumed);
-        if (tcp == null) {
-            stayOnTipc = true;
-        } else {
-            in = tcp;
-            viaTipc = false;
-        }
     }
 
     @Override

@@ -385,15 +385,16 @@ class TipcShuffleConnectionTest {
     }
 
     @Test
-    void aLargeMapOutputStaysOnTipcWhenHttpTcpCannotTakeItOn() throws Exception {
+    void aLargeMapOutputThatHttpTcpCannotTakeOnFailsTheReadForTheFetcherWithTheOffsetNamed() throws Exception {
         auto.tcpAbove(65_536);
         tcp.close();
         tcpAnswers("another reply hash");
         tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
-        assertArrayEquals(body, readAll(connection(auto)));
-        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the whole response over TIPC");
-        assertEquals(1, tcp.requests.get(), "tried once, not again for each read");
-        assertEquals(0, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS));
+        IOException e = assertThrows(IOException.class, () -> readAll(connection(auto)));
+        assertTrue(e.getMessage().contains("left TIPC for HTTP/TCP at byte"), e::toString);
+        assertTrue(e.getCause().getMessage().contains("another ReplyHash"), e::toString);
+        assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the output before the large one");
+        assertEquals(0, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
         assertNoFallback();
     }
 
