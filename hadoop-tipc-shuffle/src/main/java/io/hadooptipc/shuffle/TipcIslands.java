@@ -29,6 +29,7 @@ public final class TipcIslands {
     private final int level;
     private final DNSToSwitchMapping mapping;
     private final String own;
+    /** Per host, beside the mapping's own cache: its resolve takes and returns a list, one per call of a fetch. */
     private final Map<String, Boolean> sameIsland = new ConcurrentHashMap<>();
 
     private TipcIslands(int level, DNSToSwitchMapping mapping, String ownHost) {

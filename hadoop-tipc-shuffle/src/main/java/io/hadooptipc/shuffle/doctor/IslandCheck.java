@@ -48,9 +48,11 @@ final class IslandCheck {
         List<String> elsewhere = new ArrayList<>();
         for (String peer : peers) {
             String peerLocation = islands.locationOf(peer);
-            if (peerLocation != null && !NetworkTopology.DEFAULT_RACK.equals(peerLocation)
-                    && !islands.sameIsland(peer)) {
-                elsewhere.add(peer + " (" + islands.islandOf(peer) + ")");
+            if (peerLocation != null && !NetworkTopology.DEFAULT_RACK.equals(peerLocation)) {
+                String island = TipcIslands.island(peerLocation, islands.level());
+                if (!island.equals(islands.own())) {
+                    elsewhere.add(peer + " (" + island + ")");
+                }
             }
         }
         if (!elsewhere.isEmpty()) {
