@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hadooptipc.shuffle.NameBindings;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.testbed.Testbed;
@@ -9,8 +10,6 @@ import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import io.hadooptipc.tipc.TipcServiceRange;
-import io.hadooptipc.tipc.TipcTopologyChannel;
-import io.hadooptipc.tipc.TipcTopologyEvent;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.junit.jupiter.api.Tag;
@@ -198,24 +197,13 @@ class DoctorKernelTest {
         }
     }
 
-    /** Binds this node's shuffle names as TipcShuffleHandler publishes them. */
     /** Waits until n1's topology service reports a binding of {@code name} by a socket on {@code node}. */
     private static void awaitBoundBy(ShuffleServiceName name, int node) throws Exception {
-        Testbed.on("n1", () -> {
-            try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
-                topology.subscribe(TipcServiceRange.of(name.tipcAddress(TYPE)), TipcTopologyChannel.Mode.EVERY_BINDING,
-                        Duration.ofSeconds(20));
-                for (TipcTopologyEvent e = topology.receive(); e.kind() != TipcTopologyEvent.Kind.TIMEOUT;
-                     e = topology.receive()) {
-                    if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED && e.node() == node) {
-                        return null;
-                    }
-                }
-            }
-            throw new AssertionError(name + " not bound on node " + Integer.toHexString(node) + " within 20 s");
-        });
+        assertTrue(Testbed.on("n1", () -> NameBindings.boundBy(name.tipcAddress(TYPE), node, Duration.ofSeconds(20))),
+                name + " not bound on node " + Integer.toHexString(node) + " within 20 s");
     }
 
+    /** Binds this node's shuffle names as TipcShuffleHandler publishes them. */
     private static TipcServerSocketChannel publish(int port) throws Exception {
         TipcServerSocketChannel server = TipcServerSocketChannel.open();
         for (ShuffleServiceName name : ShuffleServiceName.ofThisHost(port)) {

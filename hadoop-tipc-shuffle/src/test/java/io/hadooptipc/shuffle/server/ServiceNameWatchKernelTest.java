@@ -1,5 +1,6 @@
 package io.hadooptipc.shuffle.server;
 
+import io.hadooptipc.shuffle.NameBindings;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.testbed.MapOutputFixture;
@@ -10,15 +11,12 @@ import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import io.hadooptipc.tipc.TipcServiceAddress;
 import io.hadooptipc.tipc.TipcServiceRange;
-import io.hadooptipc.tipc.TipcTopologyChannel;
-import io.hadooptipc.tipc.TipcTopologyEvent;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,11 +69,11 @@ class ServiceNameWatchKernelTest {
             TipcShuffleHandler started = handler;
             awaitValue(1, () -> started.tipcMetrics().nameOtherHolders(), "the squatter counted");
             int n1 = n1Node();
-            assertFalse(Testbed.on("n2", () -> boundBy(service, n1, Duration.ofSeconds(1))),
+            assertFalse(Testbed.on("n2", () -> NameBindings.boundBy(service, n1, Duration.ofSeconds(1))),
                     "n1 does not publish a name someone holds");
             squatter.close();
             awaitValue(0, () -> started.tipcMetrics().nameOtherHolders(), "the squatter gone");
-            assertTrue(Testbed.on("n2", () -> boundBy(service, n1, Duration.ofSeconds(20))),
+            assertTrue(Testbed.on("n2", () -> NameBindings.boundBy(service, n1, Duration.ofSeconds(20))),
                     "n1 publishes its name once it is free");
         } finally {
             squatter.close();
@@ -90,20 +88,6 @@ class ServiceNameWatchKernelTest {
 
     private static int n1Node() throws Exception {
         return Testbed.on("n1", Tipc::ownNodeAddress);
-    }
-
-    /** Whether a socket on {@code node} binds {@code service} within {@code within}, as this node's topology sees it. */
-    private static boolean boundBy(TipcServiceAddress service, int node, Duration within) throws IOException {
-        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
-            topology.subscribe(TipcServiceRange.of(service), TipcTopologyChannel.Mode.EVERY_BINDING, within);
-            for (TipcTopologyEvent e = topology.receive(within.plusSeconds(5)); e != null
-                    && e.kind() != TipcTopologyEvent.Kind.TIMEOUT; e = topology.receive(within.plusSeconds(5))) {
-                if (e.kind() == TipcTopologyEvent.Kind.PUBLISHED && e.node() == node) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     private static void awaitValue(int expected, IntSupplier value, String what) throws InterruptedException {
