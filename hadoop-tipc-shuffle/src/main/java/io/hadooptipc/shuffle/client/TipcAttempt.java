@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * to its end gives a stream the server keeps alive back to the pool; every other end
  * closes it.
  */
-final class TipcAttempt implements MapOutputFrames.Sink, Closeable {
+final class TipcAttempt implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TipcAttempt.class);
 
     private final URL url;
@@ -96,12 +96,6 @@ final class TipcAttempt implements MapOutputFrames.Sink, Closeable {
                 finish();
             }
         };
-    }
-
-    /** Counts each map output of the body. */
-    @Override
-    public void mapOutput(boolean viaTipc, long bytes) {
-        counters.mapOutput(viaTipc, bytes);
     }
 
     /** True when a map output of {@code bytes}, under way over TIPC, should rather come over HTTP/TCP. */

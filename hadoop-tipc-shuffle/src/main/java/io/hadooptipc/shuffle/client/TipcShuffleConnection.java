@@ -108,7 +108,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
                 if (responseCode >= 400) {
                     throw new IOException("Server returned HTTP response code: " + responseCode + " for URL: " + url);
                 }
-                body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), tipc,
+                body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), counters,
                         new SameResponseOverTcp());
             }
         }
