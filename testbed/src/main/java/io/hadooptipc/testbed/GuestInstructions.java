@@ -22,6 +22,11 @@ public final class GuestInstructions {
     private GuestInstructions() {
     }
 
+    /** Whether this guest sees the counts: it runs in {@code tipc-vm --count-instructions}. */
+    public static boolean counted() {
+        return Files.isDirectory(TOTALS);
+    }
+
     /** The count of machine {@code machine} ({@code tipc-vm --machines}; 0: the guest of {@code --nodes}). */
     public static long of(int machine) throws IOException {
         return read(TOTALS, machine);

@@ -176,7 +176,8 @@ public final class ShuffleBenchmark {
                     String.valueOf(m.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS)),
                     String.valueOf(m.counter(TipcShuffleCounter.TCP_MAP_OUTPUTS)), String.valueOf(fallbacks(m)),
                     String.valueOf(m.crossMachineTipcBytes()),
-                    String.valueOf(m.correct()), String.valueOf(identical(runs, m)))).append('\n');
+                    String.valueOf(m.correct()), String.valueOf(identical(runs, m)),
+                    fmt(SideBySide.millionsOf(m, 0, 1)), fmt(SideBySide.millionsOf(m, 1, Integer.MAX_VALUE)))).append('\n');
         }
 
         List<String> jobs = specs.stream().map(Spec::name).toList();
@@ -242,7 +243,13 @@ public final class ShuffleBenchmark {
                 + "CPU is the reducer JVM's CPU during `run()`, summed over reducers. NodeManager serving CPU = CPU time "
                 + "of the handler's threads (stock's Netty workers, the TIPC event loops, readahead) during the job. "
                 + "\"Launch to shuffle end\" is the job history's `shuffleFinishTime - startTime` per reduce attempt, which "
-                + "includes the task JVM's start-up.\n\n");
+                + "includes the task JVM's start-up."
+                + (runs.stream().allMatch(m -> m.machineInstructions().length > 0)
+                ? " Instructions: what each machine's emulated CPUs executed from just before the job's submission to its "
+                  + "end (`tipc-vm --count-instructions`), kernel and user, every process on the machine: the shuffle's share"
+                  + " of a job's work, and the same daemons' background work on both sides."
+                : "")
+                + "\n\n");
         for (Spec spec : specs) {
             s.append(String.format("## %s: %d maps x %d reducers, %d records per map%n%n", spec.name(), spec.maps(),
                     spec.reduces(), spec.records()));

@@ -43,12 +43,27 @@ final class SideBySide {
                     m -> Stats.median(m.reduces(), ReduceAttempt::launchToShuffleEndMillis)),
             new Metric("reduce task CPU, all reducers (CPU_MILLISECONDS)", "ms", "reduce_cpu_ms",
                     m -> sum(m, ReduceAttempt::cpuMillis)),
-            new Metric("job, launch to finish", "ms", "job_ms", Measured::jobMillis));
+            new Metric("job, launch to finish", "ms", "job_ms", Measured::jobMillis),
+            new Metric("instructions during the job, machine 1 (reducers, ApplicationMaster, masters)", "millions",
+                    "m1_instructions_millions", m -> millionsOf(m, 0, 1)),
+            new Metric("instructions during the job, map machines (maps, NodeManager serving)", "millions",
+                    "map_machines_instructions_millions", m -> millionsOf(m, 1, Integer.MAX_VALUE)));
 
     /** results.csv's header: a row per job run, the metrics' columns among them. */
     static final String CSV_HEADER = "round,job,maps,reduces,shuffle,transport,job_ms,shuffle_ms_median,shuffle_cpu_ms,"
             + "serving_cpu_ms,launch_to_shuffle_end_ms_median,reduce_cpu_ms,reduce_shuffle_bytes,tipc_bytes,tcp_bytes,"
-            + "tipc_map_outputs,tcp_map_outputs,fallback_requests,cross_machine_tipc_bytes,output_correct,output_identical";
+            + "tipc_map_outputs,tcp_map_outputs,fallback_requests,cross_machine_tipc_bytes,output_correct,output_identical,"
+            + "m1_instructions_millions,map_machines_instructions_millions";
+
+    /**
+     * Millions of instructions machines {@code from} to {@code to} (exclusive, 0 is machine 1) executed during the job;
+     * NaN where they were not counted.
+     */
+    static double millionsOf(Measured m, int from, int to) {
+        long[] counts = m.machineInstructions();
+        return counts.length <= from ? Double.NaN
+                : Arrays.stream(counts, from, Math.min(to, counts.length)).sum() / 1e6;
+    }
 
     /** A ratio as the summaries print it: two decimals, or n/a where it could not be taken. */
     static String ratio(double ratio) {
@@ -89,8 +104,11 @@ final class SideBySide {
         return row(metric, pairs(runs, spec, metric, base));
     }
 
-    /** {@link #row(List, Spec, Metric, Side)} of {base, other} pairs, one per round. */
+    /** {@link #row(List, Spec, Metric, Side)} of {base, other} pairs, one per round; no row where the metric was not measured. */
     static String row(Metric metric, List<double[]> rounds) {
+        if (rounds.stream().allMatch(r -> Double.isNaN(r[0]) && Double.isNaN(r[1]))) {
+            return "";
+        }
         Compared c = compare(rounds);
         return String.format("| %s (%s) | %.0f | %.0f | %s | %s |%n", metric.name(), metric.unit(), c.base(), c.other(),
                 ratio(c.ratio()), ratioInterval(rounds).format("%.2f"));

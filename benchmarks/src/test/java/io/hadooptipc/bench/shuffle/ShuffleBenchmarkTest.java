@@ -69,7 +69,7 @@ class ShuffleBenchmarkTest {
 
     private static Measured crossed(Side side, long tipcFrameBytes) {
         Measured m = shuffled(side, 1000, side == Side.OURS ? 1000 : 0, 0);
-        return new Measured(m.spec(), side, 1, m.result(), true, 0, List.of(), 0, tipcFrameBytes);
+        return new Measured(m.spec(), side, 1, m.result(), true, 0, List.of(), 0, tipcFrameBytes, new long[0]);
     }
 
     private static Measured shuffled(Side side, long total, long tipc, long tcp) {
@@ -77,6 +77,6 @@ class ShuffleBenchmarkTest {
         counters.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).setValue(total);
         counters.findCounter(TipcShuffleCounter.TIPC_BYTES).setValue(tipc);
         counters.findCounter(TipcShuffleCounter.TCP_BYTES).setValue(tcp);
-        return new Measured(HEAVY, side, 1, new ShuffleCluster.Result(null, Map.of(), counters), true, 0, List.of(), 0, -1);
+        return new Measured(HEAVY, side, 1, new ShuffleCluster.Result(null, Map.of(), counters), true, 0, List.of(), 0, -1, new long[0]);
     }
 }

@@ -70,6 +70,6 @@ class ShuffleReuseBenchmarkTest {
         counters.findCounter(TipcShuffleCounter.STREAMS_REUSED).setValue(reused);
         counters.findCounter(TipcShuffleCounter.TCP_BYTES).setValue(tcpBytes);
         return new Measured(STAGGERED, side, round, new ShuffleCluster.Result(null, Map.of(), counters), true, 0,
-                List.of(), 0, -1);
+                List.of(), 0, -1, new long[0]);
     }
 }

@@ -40,6 +40,9 @@ class ShuffleSeriesTest {
         assertTrue(summary.contains("(pairs of rounds: 1)"), summary);
         assertTrue(summary.contains("| shuffle phase, median reducer (wall) | 0.50 | 1.50 | 0.87 | n/a |"), summary);
         assertTrue(summary.contains("| NodeManager shuffle-serving CPU | 0.38 | 0.50 | 0.35 | n/a |"), summary);
+        // Machine 1's instructions 1100, 1200, 1400 (stock) and 1050, 1300, 1200 (ours): ratios 0.95, 1.08, 0.86.
+        assertTrue(summary.contains("| instructions during the job, machine 1 (reducers, ApplicationMaster, masters) "
+                + "(millions) | 1200 | 1200 | 0.95 |"), summary);
         assertTrue(summary.contains("600 of 600 shuffled bytes over TIPC, 0 over TCP"), summary);
         assertTrue(summary.contains("byte-identical to the stock shuffle's in every round: yes"), summary);
         assertTrue(summary.contains("- [rounds-1-2](rounds-1-2/summary.md), rounds 1, 2: testbed; commit abc1234; "
@@ -52,6 +55,17 @@ class ShuffleSeriesTest {
         assertTrue(csv.get(6).startsWith("rounds-3-3,3,shuffle-heavy,2,2,ours,"), csv.get(6));
         assertTrue(Files.size(dir.resolve("plot.png")) > 0);
         assertFalse(Files.exists(dir.resolve("plot-cpu.png")));
+    }
+
+    @Test
+    void aSeriesWhoseInstructionsWereNotCountedShowsNone() throws IOException {
+        session("rounds-1-1", "abc1234", null, uncounted(row(1, "stock", 100, 10, 8)), uncounted(row(1, "ours", 50, 5, 2)));
+
+        ShuffleSeries.write(dir);
+
+        String summary = Files.readString(dir.resolve("summary.md"));
+        assertTrue(summary.contains("| shuffle phase, median reducer (wall) (ms) | 100 | 50 | 0.50 |"), summary);
+        assertFalse(summary.contains("instructions"), summary);
     }
 
     @Test
@@ -131,6 +145,12 @@ class ShuffleSeriesTest {
         boolean ours = side.equals("ours");
         return String.join(",", String.valueOf(round), "shuffle-heavy", "2", "2", side, ours ? "tipc" : "tcp", "1000",
                 String.valueOf(shuffleMillis), String.valueOf(shuffleCpuMillis), String.valueOf(servingCpuMillis), "900", "500",
-                "200", ours ? "200" : "0", "0", ours ? "4" : "0", "0", "0", ours ? "250" : "10", "true", "true");
+                "200", ours ? "200" : "0", "0", ours ? "4" : "0", "0", "0", ours ? "250" : "10", "true", "true",
+                String.valueOf(1000 + shuffleMillis), "700");
+    }
+
+    /** {@link #row} of a run whose machines' instructions were not counted. */
+    private static String uncounted(String row) {
+        return row.replaceAll(",[^,]*,[^,]*$", ",NaN,NaN");
     }
 }

@@ -55,7 +55,31 @@ class SideBySideTest {
         }
     }
 
+    @Test
+    void instructionsAreMachineOnesAndTheMapMachinesSummed() {
+        Measured m = counted(Side.STOCK, 4_000_000_000L, 1_500_000_000L, 500_000_000L);
+        assertEquals(4000, metric("m1_instructions_millions").value().applyAsDouble(m));
+        assertEquals(2000, metric("map_machines_instructions_millions").value().applyAsDouble(m));
+    }
+
+    @Test
+    void aMetricMeasuredInNoRoundHasNoRow() {
+        Metric m1 = metric("m1_instructions_millions");
+        List<Measured> uncounted = List.of(run(HEAVY, Side.STOCK, 1, 100), run(HEAVY, Side.OURS, 1, 50));
+        assertEquals("", SideBySide.row(uncounted, HEAVY, m1, Side.STOCK));
+        List<Measured> counted = List.of(counted(Side.STOCK, 4_000_000_000L, 1), counted(Side.OURS, 3_000_000_000L, 1));
+        assertEquals("| " + m1.name() + " (millions) | 4000 | 3000 | 0.75 | n/a |\n", SideBySide.row(counted, HEAVY, m1, Side.STOCK));
+    }
+
+    private static Metric metric(String column) {
+        return SideBySide.METRICS.stream().filter(m -> m.column().equals(column)).findFirst().orElseThrow();
+    }
+
+    private static Measured counted(Side side, long... instructions) {
+        return new Measured(HEAVY, side, 1, null, true, 0, List.of(), 0, -1, instructions);
+    }
+
     private static Measured run(Spec spec, Side side, int round, long jobMillis) {
-        return new Measured(spec, side, round, null, true, jobMillis, List.of(), 0, -1);
+        return new Measured(spec, side, round, null, true, jobMillis, List.of(), 0, -1, new long[0]);
     }
 }

@@ -119,6 +119,12 @@ public final class MiniShuffleCluster implements ShuffleCluster {
         return -1;
     }
 
+    /** One JVM on a host that is not an emulated guest: nothing counts its instructions. */
+    @Override
+    public long[] guestInstructions() {
+        return new long[0];
+    }
+
     @Override
     public String description() {
         return "One MiniMRYarnCluster (every daemon in one JVM) with " + nodeManagers + " NodeManager(s) running `"

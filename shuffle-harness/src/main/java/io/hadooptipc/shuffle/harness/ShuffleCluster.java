@@ -40,6 +40,12 @@ public interface ShuffleCluster extends AutoCloseable {
     long crossMachineTipcBytes() throws IOException;
 
     /**
+     * Instructions each machine's emulated CPUs executed so far, machine 1 first ({@code tipc-vm --count-instructions}):
+     * kernel and user, every process. Empty where they are not counted.
+     */
+    long[] guestInstructions() throws IOException;
+
+    /**
      * Fails if a job's tasks ran where its figures would not mean what {@link #description()} says, such as maps
      * beside their reducers on a cluster that promises the shuffle crosses machines. {@code mapHosts} and
      * {@code reduceHosts}: where the job's successful attempts ran. A single-machine cluster promises nothing.

@@ -219,9 +219,11 @@ public final class ShuffleComparison {
         private final List<ReduceAttempt> reduces;
         private final long servingCpuMillis;
         private final long crossMachineTipcBytes;
+        private final long[] machineInstructions;
 
+        /** {@code machineInstructions}: what each machine executed during the job, machine 1 first; empty if not counted. */
         public Measured(Spec spec, Side side, int round, ShuffleCluster.Result result, boolean correct, long jobMillis,
-                List<ReduceAttempt> reduces, long servingCpuMillis, long crossMachineTipcBytes) {
+                List<ReduceAttempt> reduces, long servingCpuMillis, long crossMachineTipcBytes, long[] machineInstructions) {
             this.spec = spec;
             this.side = side;
             this.round = round;
@@ -231,6 +233,7 @@ public final class ShuffleComparison {
             this.reduces = reduces;
             this.servingCpuMillis = servingCpuMillis;
             this.crossMachineTipcBytes = crossMachineTipcBytes;
+            this.machineInstructions = machineInstructions.clone();
         }
 
         public long counter(Enum<?> counter) {
@@ -273,6 +276,11 @@ public final class ShuffleComparison {
             return crossMachineTipcBytes;
         }
 
+        /** Instructions each machine executed during the job, machine 1 first; empty where they are not counted. */
+        public long[] machineInstructions() {
+            return machineInstructions.clone();
+        }
+
         @Override
         public boolean equals(Object o) {
             if (!(o instanceof Measured)) {
@@ -282,13 +290,14 @@ public final class ShuffleComparison {
             return Objects.equals(spec, that.spec) && Objects.equals(side, that.side) && round == that.round
                     && Objects.equals(result, that.result) && correct == that.correct && jobMillis == that.jobMillis
                     && Objects.equals(reduces, that.reduces) && servingCpuMillis == that.servingCpuMillis
-                    && crossMachineTipcBytes == that.crossMachineTipcBytes;
+                    && crossMachineTipcBytes == that.crossMachineTipcBytes
+                    && Arrays.equals(machineInstructions, that.machineInstructions);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(spec, side, round, result, correct, jobMillis, reduces, servingCpuMillis,
-                    crossMachineTipcBytes);
+            return 31 * Objects.hash(spec, side, round, result, correct, jobMillis, reduces, servingCpuMillis,
+                    crossMachineTipcBytes) + Arrays.hashCode(machineInstructions);
         }
 
         @Override
@@ -296,7 +305,7 @@ public final class ShuffleComparison {
             return "Measured[spec=" + spec + ", side=" + side + ", round=" + round + ", result=" + result
                     + ", correct=" + correct + ", jobMillis=" + jobMillis + ", reduces=" + reduces
                     + ", servingCpuMillis=" + servingCpuMillis + ", crossMachineTipcBytes=" + crossMachineTipcBytes
-                    + "]";
+                    + ", machineInstructions=" + Arrays.toString(machineInstructions) + "]";
         }
     }
 
@@ -369,6 +378,7 @@ public final class ShuffleComparison {
         }
         long servingCpu = cluster.servingCpuNanos();
         long tipcBytes = cluster.crossMachineTipcBytes();
+        long[] instructions = cluster.guestInstructions();
         ShuffleCluster.Result result = ShuffleJobRunner.run(cluster.config(), spec.job(), input,
                 cluster.outputPath(run), TimedShuffleConsumer.class, spec.reduces(), settings);
         servingCpu = cluster.servingCpuNanos() - servingCpu;
@@ -380,6 +390,10 @@ public final class ShuffleComparison {
                     + SERVING_THREADS);
         }
         tipcBytes = tipcBytes < 0 ? -1 : cluster.crossMachineTipcBytes() - tipcBytes;
+        long[] instructionsAfter = cluster.guestInstructions();
+        for (int machine = 0; machine < instructions.length; machine++) {
+            instructions[machine] = instructionsAfter[machine] - instructions[machine];
+        }
         JobHistoryParser.JobInfo history = ShuffleJobRunner.history(cluster.config(), result.id());
         cluster.checkPlacement(run, succeededAttemptHosts(history, TaskType.MAP), succeededAttemptHosts(history, TaskType.REDUCE));
         List<ReduceAttempt> reduces = succeededAttempts(history, TaskType.REDUCE)
@@ -388,7 +402,8 @@ public final class ShuffleComparison {
                         a.getShuffleFinishTime() - a.getStartTime(), value(a.getCounters(), TaskCounter.CPU_MILLISECONDS)))
                 .collect(Collectors.toList());
         return new Measured(spec, side, round, result, result.sortedLines().equals(expected),
-                history.getFinishTime() - history.getLaunchTime(), reduces, servingCpu / 1_000_000, tipcBytes);
+                history.getFinishTime() - history.getLaunchTime(), reduces, servingCpu / 1_000_000, tipcBytes,
+                instructions);
     }
 
     private static Stream<JobHistoryParser.TaskAttemptInfo> succeededAttempts(JobHistoryParser.JobInfo history, TaskType type) {

@@ -1,6 +1,7 @@
 package io.hadooptipc.shuffle.harness;
 
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.testbed.GuestInstructions;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -26,10 +27,11 @@ import java.util.regex.Pattern;
 /**
  * The real cluster of {@code testbed/cluster/hadoop-cluster}, seen from its machine 1, where this
  * runs: Hadoop's daemons as separate JVMs on separate TIPC machines, HDFS for inputs and outputs,
- * configured by {@code HADOOP_CONF_DIR} on the class path. Two things are measured outside the
+ * configured by {@code HADOOP_CONF_DIR} on the class path. Three things are measured outside the
  * job: each NodeManager's shuffle-serving CPU, which the cluster script's probe on every machine
- * reads from /proc when asked through the shared run directory, and the TIPC frames other than
- * link supervision through this machine's NIC, which a tc filter counts in the kernel.
+ * reads from /proc when asked through the shared run directory, the TIPC frames other than
+ * link supervision through this machine's NIC, which a tc filter counts in the kernel, and, in
+ * {@code tipc-vm --count-instructions}, the instructions each machine executed.
  */
 public final class TestbedCluster implements ShuffleCluster {
     private static final Pattern SENT = Pattern.compile("Sent (\\d+) bytes");
@@ -216,6 +218,18 @@ public final class TestbedCluster implements ShuffleCluster {
     @Override
     public long crossMachineTipcBytes() throws IOException {
         return tcFilterBytes("ingress") + tcFilterBytes("egress");
+    }
+
+    @Override
+    public long[] guestInstructions() throws IOException {
+        if (!GuestInstructions.counted()) {
+            return new long[0];
+        }
+        long[] counts = new long[machines];
+        for (int machine = 1; machine <= machines; machine++) {
+            counts[machine - 1] = GuestInstructions.of(machine);
+        }
+        return counts;
     }
 
     private long tcFilterBytes(String direction) throws IOException {
