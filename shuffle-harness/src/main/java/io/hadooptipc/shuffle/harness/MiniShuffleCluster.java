@@ -119,7 +119,7 @@ public final class MiniShuffleCluster implements ShuffleCluster {
         return -1;
     }
 
-    /** One JVM on a host that is not an emulated guest: nothing counts its instructions. */
+    /** Every daemon runs in this JVM, on no machine of its own: no count per machine. */
     @Override
     public long[] guestInstructions() {
         return new long[0];
