@@ -177,7 +177,8 @@ public final class ShuffleBenchmark {
                     String.valueOf(m.counter(TipcShuffleCounter.TCP_MAP_OUTPUTS)), String.valueOf(fallbacks(m)),
                     String.valueOf(m.crossMachineTipcBytes()),
                     String.valueOf(m.correct()), String.valueOf(identical(runs, m)),
-                    fmt(SideBySide.millionsOf(m, 0, 1)), fmt(SideBySide.millionsOf(m, 1, Integer.MAX_VALUE)))).append('\n');
+                    measured(SideBySide.millionsOf(m, 0, 1)), measured(SideBySide.millionsOf(m, 1, Integer.MAX_VALUE))))
+                    .append('\n');
         }
 
         List<String> jobs = specs.stream().map(Spec::name).toList();
@@ -197,6 +198,11 @@ public final class ShuffleBenchmark {
         String partial = runs.size() == planned ? "" : String.format("**Partial: %d of %d job runs done so far** (this "
                 + "summary is rewritten after each stock/ours pair).%n%n", runs.size(), planned);
         Results.write(out, "shuffle", csv, partial + summary(cluster, specs, runs, rounds, tipc));
+    }
+
+    /** A figure for results.csv, -1 where it was not measured (NaN). */
+    private static String measured(double value) {
+        return Double.isNaN(value) ? "-1" : fmt(value);
     }
 
     /**

@@ -51,8 +51,10 @@ public final class ShuffleSeries {
             return fields.get("shuffle").equals("stock");
         }
 
+        /** A column's figure; NaN for -1, which results.csv writes where a figure was not measured. */
         double value(String column) {
-            return Double.parseDouble(fields.get(column));
+            double value = Double.parseDouble(fields.get(column));
+            return value < 0 ? Double.NaN : value;
         }
 
         long count(String column) {

@@ -151,6 +151,6 @@ class ShuffleSeriesTest {
 
     /** {@link #row} of a run whose machines' instructions were not counted. */
     private static String uncounted(String row) {
-        return row.replaceAll(",[^,]*,[^,]*$", ",NaN,NaN");
+        return row.replaceAll(",[^,]*,[^,]*$", ",-1,-1");
     }
 }
