@@ -32,10 +32,23 @@ public final class GuestInstructions {
         return read(TOTALS, machine);
     }
 
+    /** The counts of machines 1 to {@code machines} ({@code tipc-vm --machines}), machine 1 first. */
+    public static long[] ofMachines(int machines) throws IOException {
+        return readMachines(TOTALS, machines);
+    }
+
     /** The count of the guest this runs in. */
     public static long ofThisGuest() throws IOException {
         String machine = System.getenv("TIPC_TESTBED_MACHINE");
         return of(machine == null ? 0 : Integer.parseInt(machine));
+    }
+
+    static long[] readMachines(Path totals, int machines) throws IOException {
+        long[] counts = new long[machines];
+        for (int machine = 1; machine <= machines; machine++) {
+            counts[machine - 1] = read(totals, machine);
+        }
+        return counts;
     }
 
     static long read(Path totals, int machine) throws IOException {

@@ -1,5 +1,6 @@
 package io.hadooptipc.testbed;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,6 +22,13 @@ class GuestInstructionsTest {
         Files.writeString(totals.resolve("2"), "42\n");
         assertEquals(1234567890123L, GuestInstructions.read(totals, 1));
         assertEquals(42L, GuestInstructions.read(totals, 2));
+    }
+
+    @Test
+    void readsEveryMachinesTotalMachineOneFirst() throws IOException {
+        Files.writeString(totals.resolve("1"), "1234567890123\n");
+        Files.writeString(totals.resolve("2"), "42\n");
+        assertArrayEquals(new long[] {1234567890123L, 42L}, GuestInstructions.readMachines(totals, 2));
     }
 
     @Test

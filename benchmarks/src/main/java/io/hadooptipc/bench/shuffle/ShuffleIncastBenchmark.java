@@ -36,6 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.Comparator;
@@ -254,11 +255,8 @@ public final class ShuffleIncastBenchmark {
      */
     private static long[] instructions(int senders) throws IOException, InterruptedException {
         Thread.sleep(2L * GuestInstructions.STALENESS_MILLIS);
-        long[] counts = {GuestInstructions.of(1), 0};
-        for (int k = 2; k <= senders + 1; k++) {
-            counts[1] += GuestInstructions.of(k);
-        }
-        return counts;
+        long[] counts = GuestInstructions.ofMachines(senders + 1);
+        return new long[] {counts[0], Arrays.stream(counts, 1, counts.length).sum()};
     }
 
     /** Frames this machine's network interfaces sent and received, loopback aside. */

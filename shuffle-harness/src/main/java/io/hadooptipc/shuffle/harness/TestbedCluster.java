@@ -222,14 +222,7 @@ public final class TestbedCluster implements ShuffleCluster {
 
     @Override
     public long[] guestInstructions() throws IOException {
-        if (!GuestInstructions.counted()) {
-            return new long[0];
-        }
-        long[] counts = new long[machines];
-        for (int machine = 1; machine <= machines; machine++) {
-            counts[machine - 1] = GuestInstructions.of(machine);
-        }
-        return counts;
+        return GuestInstructions.counted() ? GuestInstructions.ofMachines(machines) : new long[0];
     }
 
     private long tcFilterBytes(String direction) throws IOException {
