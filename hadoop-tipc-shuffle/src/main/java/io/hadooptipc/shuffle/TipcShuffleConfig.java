@@ -110,6 +110,11 @@ public final class TipcShuffleConfig {
 
     /** Request header: the server identity the fetcher meant to reach. */
     public static final String TARGET_HEADER = "X-TIPC-Shuffle-Target";
+    /**
+     * Request header: the reducer takes map outputs of more than this many bytes over HTTP/TCP
+     * ({@link #TCP_ABOVE_BYTES}), so the server ends its response over TIPC at the header of the first one.
+     */
+    public static final String TCP_ABOVE_HEADER = "X-TIPC-Shuffle-Tcp-Above";
     /** Response header: the identity of the server that answered. */
     public static final String SERVER_HEADER = "X-TIPC-Shuffle-Server";
 

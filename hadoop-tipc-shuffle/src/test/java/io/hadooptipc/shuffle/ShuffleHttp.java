@@ -30,6 +30,12 @@ public final class ShuffleHttp {
         return bound(requestBuilder(uri, urlHash, target), uri, key, server);
     }
 
+    /** {@link #boundRequest} with one more field, {@code name: value}. */
+    public static HttpHead boundRequest(String uri, String urlHash, String target, SecretKey key, String server,
+                                        String name, String value) {
+        return bound(requestBuilder(uri, urlHash, target).field(name, value), uri, key, server);
+    }
+
     /** {@link #boundRequest} asking for keep-alive, as our fetcher does with reuse on. */
     public static HttpHead boundKeepAliveRequest(String uri, String urlHash, String target, SecretKey key,
                                                  String server) {

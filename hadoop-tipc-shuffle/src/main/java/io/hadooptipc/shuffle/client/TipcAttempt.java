@@ -260,6 +260,10 @@ final class TipcAttempt implements Closeable {
         if (streams.keepsStreams()) {
             b.field("Connection", "keep-alive");
         }
+        long tcpAbove = routes.tcpAbove();
+        if (tcpAbove > 0) {
+            b.field(TipcShuffleConfig.TCP_ABOVE_HEADER, Long.toString(tcpAbove));
+        }
         return b.field(TipcShuffleConfig.TARGET_HEADER, name)
                 .field(ChannelBinding.NONCE_HEADER, nonce)
                 .field(ChannelBinding.REQUEST_HEADER, ChannelBinding.request(jobToken, url.getFile(), nonce, server))

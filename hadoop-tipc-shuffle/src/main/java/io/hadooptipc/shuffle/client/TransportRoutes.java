@@ -160,6 +160,14 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         this.tcpAbove = bytes;
     }
 
+    /**
+     * The size above which a map output under way over TIPC goes over HTTP/TCP, as a request tells the server
+     * ({@link TipcShuffleConfig#TCP_ABOVE_HEADER}) so that it ends the response at such an output's header; 0: none.
+     */
+    long tcpAbove() {
+        return mode == Transport.AUTO ? tcpAbove : 0;
+    }
+
     /** Sends hosts outside this node's TIPC island over HTTP/TCP, without a TIPC attempt, by choice rather than failure. */
     void islands(TipcIslands islands) {
         if (islands.enabled()) {

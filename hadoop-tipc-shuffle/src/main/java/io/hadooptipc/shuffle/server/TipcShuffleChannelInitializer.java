@@ -17,7 +17,7 @@ import java.util.Set;
  * served only when bound to this connection's socket by the job token, one answer for every request
  * the job token refuses, per-transport metrics, the connection limit, timeouts for connections that send no request and
  * for reducers that stop reading, a close TIPC peers read as a clean end of stream, and, without TLS, small
- * map outputs sent together.
+ * map outputs sent together and a response ended at a map output the reducer takes over HTTP/TCP.
  */
 final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChannel> {
     private static final String STOCK_HANDLER = "shuffle";
@@ -71,6 +71,10 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         pipeline.addBefore(STOCK_HANDLER, "tipc-unauthorized", new UnauthorizedAnswer());
         pipeline.addBefore(STOCK_HANDLER, "tipc-metrics", new TransferMetrics(metrics));
         pipeline.addBefore(STOCK_HANDLER, "tipc-connection-limit", limit);
+        if (pipeline.get(SslHandler.class) == null) {
+            // Next to stock's handler: the metrics see only map outputs sent.
+            pipeline.addBefore(STOCK_HANDLER, "tipc-end-at-large-output", new EndAtLargeOutput(metrics));
+        }
         pipeline.addLast("tipc-stalled-reader", new StalledReaderTimeout(writeTimeoutMillis));
     }
 }

@@ -29,6 +29,9 @@ public final class TipcShuffleMetrics implements MetricsSource {
             registry.newCounter("ShuffleOutputsOK", "Map outputs sent in full over TIPC", 0);
     final MutableCounterInt outputsFailed =
             registry.newCounter("ShuffleOutputsFailed", "Map outputs that failed over TIPC", 0);
+    final MutableCounterInt outputsLeftForTcp = registry.newCounter("ShuffleOutputsLeftForTcp",
+            "Map outputs of TIPC responses not sent: the reducer takes them over HTTP/TCP from the header of one above"
+                    + " its " + TipcShuffleConfig.TCP_ABOVE_BYTES, 0);
     final MutableCounterInt connections =
             registry.newCounter("ShuffleConnections", "TIPC shuffle connections accepted", 0);
     final MutableCounterInt requestsRejected =
@@ -58,6 +61,10 @@ public final class TipcShuffleMetrics implements MetricsSource {
 
     public int outputsFailed() {
         return outputsFailed.value();
+    }
+
+    public int outputsLeftForTcp() {
+        return outputsLeftForTcp.value();
     }
 
     public int connections() {

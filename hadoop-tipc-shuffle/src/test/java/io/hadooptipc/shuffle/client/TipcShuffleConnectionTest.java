@@ -44,6 +44,7 @@ import static io.hadooptipc.testbed.ShuffleWire.map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -368,6 +369,8 @@ class TipcShuffleConnectionTest {
         assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the output before the large one");
         assertEquals(2, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS), "the large one from its header on, and the rest");
         assertEquals(1, tcp.requests.get(), "the response under way goes on over HTTP/TCP");
+        assertEquals("65536", tipc.requests.get(0).field(TipcShuffleConfig.TCP_ABOVE_HEADER),
+                "the server may end its response at the large one's header");
 
         for (int fetch = 1; fetch <= 2; fetch++) {
             assertArrayEquals(body, readAll(connection(auto)));
@@ -382,6 +385,21 @@ class TipcShuffleConnectionTest {
         assertArrayEquals(body, readAll(connection(allOnTipc)));
         assertEquals(2, tipc.opened.size(), "the stream left mid-response was not kept for the host's next fetch");
         assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
+        assertNull(tipc.requests.get(1).field(TipcShuffleConfig.TCP_ABOVE_HEADER), "every size stays on TIPC");
+    }
+
+    @Test
+    void aResponseTheServerEndsAtALargeMapOutputsHeaderGoesOnOverTcpWithoutAFallback() throws Exception {
+        auto.tcpAbove(65_536);
+        byte[] whole = ok(self);
+        int afterLargeHeader = 70_000 + ShuffleWire.body(0, Map.of(map(2), new byte[10])).length;
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(
+                Arrays.copyOf(whole, whole.length - afterLargeHeader))); // then closes, as our server does
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the output before the large one");
+        assertEquals(2, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertEquals(1, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS));
+        assertNoFallback();
     }
 
     @Test

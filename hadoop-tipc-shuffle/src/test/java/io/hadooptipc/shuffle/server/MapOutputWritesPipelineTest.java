@@ -11,7 +11,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
@@ -30,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -39,13 +42,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link GatherSmallOutputs} in the TIPC pipeline around stock's handler, on the host (Netty's epoll
- * transport on loopback TCP): requests for small map outputs answered as with gathering off, byte for byte,
- * and counted alike by the TIPC metrics, and one whose map-output file is cut short.
+ * The handlers of map-output writes in the TIPC pipeline around stock's handler, on the host (Netty's epoll
+ * transport on loopback TCP): {@link GatherSmallOutputs}, requests for small map outputs answered as with
+ * gathering off, byte for byte, and counted alike by the TIPC metrics, and one whose map-output file is cut
+ * short; {@link EndAtLargeOutput}, a response ended at the header of a map output the reducer takes over HTTP/TCP.
  */
-class GatherPipelineTest {
+class MapOutputWritesPipelineTest {
     static final int MAPS = 40;
     static final int PARTITION = 3000;
+    /** About the size of map {@value #MAPS}'s partition (IFile records), after the others' of {@value #PARTITION} bytes. */
+    static final int LARGE_PARTITION = 40_000;
+    /** A reducer's mapreduce.shuffle.tipc.tcp.above-bytes between the two sizes. */
+    static final long TCP_ABOVE = 32_768;
     static final String ME = "10.0.0.1:13562";
 
     @TempDir
@@ -55,9 +63,17 @@ class GatherPipelineTest {
     static int httpPort;
 
     @BeforeAll
-    static void mapOutputs() throws Exception {
+    static void mapOutputs(@TempDir Path largeDir) throws Exception {
         DefaultMetricsSystem.setMiniClusterMode(true);
         outputs = new MapOutputFixture(local, MAPS, 1, PARTITION);
+        String large = ShuffleWire.map(MAPS);
+        MapOutputFixture.ofRecords(largeDir, List.of(large), 1, LARGE_PARTITION, new byte[] {1});
+        Path from = MapOutputFixture.outputFile(largeDir, large).getParent();
+        Path to = MapOutputFixture.outputFile(local, large).getParent();
+        Files.createDirectories(to);
+        for (String file : new String[] {"file.out", "file.out.index"}) {
+            Files.copy(from.resolve(file), to.resolve(file));
+        }
         handler = outputs.serve(new TipcPipelineTest.PipelineSource(), new YarnConfiguration(), 0);
         TipcPipelineTest.httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         httpPort = ShuffleHandler.deserializeMetaData(handler.getMetaData());
@@ -73,12 +89,14 @@ class GatherPipelineTest {
         private final long outputsOk;
         private final long outputsFailed;
         private final long outputBytes;
+        private final long outputsLeftForTcp;
 
-        private Answer(byte[] bytes, long outputsOk, long outputsFailed, long outputBytes) {
+        private Answer(byte[] bytes, long outputsOk, long outputsFailed, long outputBytes, long outputsLeftForTcp) {
             this.bytes = bytes;
             this.outputsOk = outputsOk;
             this.outputsFailed = outputsFailed;
             this.outputBytes = outputBytes;
+            this.outputsLeftForTcp = outputsLeftForTcp;
         }
 
         public byte[] bytes() {
@@ -103,19 +121,20 @@ class GatherPipelineTest {
                 return false;
             }
             Answer that = (Answer) o;
-            return Objects.equals(bytes, that.bytes) && outputsOk == that.outputsOk
-                    && outputsFailed == that.outputsFailed && outputBytes == that.outputBytes;
+            return Arrays.equals(bytes, that.bytes) && outputsOk == that.outputsOk
+                    && outputsFailed == that.outputsFailed && outputBytes == that.outputBytes
+                    && outputsLeftForTcp == that.outputsLeftForTcp;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(bytes, outputsOk, outputsFailed, outputBytes);
+            return Objects.hash(Arrays.hashCode(bytes), outputsOk, outputsFailed, outputBytes, outputsLeftForTcp);
         }
 
         @Override
         public String toString() {
             return "Answer[bytes=" + bytes + ", outputsOk=" + outputsOk + ", outputsFailed=" + outputsFailed
-                    + ", outputBytes=" + outputBytes + "]";
+                    + ", outputBytes=" + outputBytes + ", outputsLeftForTcp=" + outputsLeftForTcp + "]";
         }
     }
 
@@ -138,8 +157,8 @@ class GatherPipelineTest {
         Files.write(cut, new byte[0]);
         try {
             int[] maps = {0, 1, MAPS - 1, 2};
-            Answer stock = answer(maps, 0);
-            Answer gathered = answer(maps, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES);
+            Answer stock = answer(maps, 0, null);
+            Answer gathered = answer(maps, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, null);
             // Stock's header of the map output cut short went out before its file failed; ours does not.
             assertTrue(gathered.bytes.length < stock.bytes.length, "gathered: " + gathered.bytes.length + " bytes");
             assertArrayEquals(Arrays.copyOf(stock.bytes, gathered.bytes.length), gathered.bytes);
@@ -154,9 +173,46 @@ class GatherPipelineTest {
         }
     }
 
+    @Test
+    void aResponseEndsAtTheHeaderOfTheFirstMapOutputAboveTheReducersThresholdTheRestCountedUnsent() throws Exception {
+        int[] maps = {0, 1, MAPS, 2};
+        Answer whole = answer(maps, 0, null);
+        for (int gatherMaxBytes : new int[] {0, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES}) {
+            Answer ended = answer(maps, gatherMaxBytes, Long.toString(TCP_ABOVE));
+            int end = HttpHead.endOf(whole.bytes, 0, whole.bytes.length);
+            List<ShuffleWire.Frame> frames = ShuffleWire.frames(
+                    new ByteArrayInputStream(whole.bytes, end, whole.bytes.length - end));
+            int largeHeaderEnd = whole.bytes.length - frames.get(2).data().length - framedLength(frames.get(3));
+            assertArrayEquals(Arrays.copyOf(whole.bytes, largeHeaderEnd), ended.bytes,
+                    "gathered up to " + gatherMaxBytes + ": the outputs before the large one, then its header, then the close");
+            assertEquals(2, ended.outputsOk);
+            assertEquals(2L * PARTITION, ended.outputBytes);
+            assertEquals(0, ended.outputsFailed, "stock ends the response as one sent in full");
+            assertEquals(2, ended.outputsLeftForTcp, "the large one and the one after it");
+        }
+        assertEquals(0, whole.outputsLeftForTcp);
+    }
+
+    /** A frame's bytes in a response body: its ShuffleHeader and its map output. */
+    private static int framedLength(ShuffleWire.Frame frame) throws IOException {
+        DataOutputBuffer header = new DataOutputBuffer();
+        new ShuffleHeader(frame.mapId(), frame.data().length, frame.rawLength(), frame.reduce()).write(header);
+        return header.getLength() + frame.data().length;
+    }
+
+    @Test
+    void aRequestWhoseThresholdIsNoneOrNoByteCountOrAboveEveryOutputIsAnsweredInFull() throws Exception {
+        int[] maps = {0, MAPS, 1};
+        Answer whole = answer(maps, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, null);
+        assertEquals(3, whole.outputsOk);
+        for (String threshold : new String[] {"0", "-5", "many", Long.toString(2L * LARGE_PARTITION)}) {
+            assertEquals(whole, answer(maps, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, threshold), threshold);
+        }
+    }
+
     private static void assertServedAlike(int[] maps, int gatherMaxBytes) throws Exception {
-        Answer stock = answer(maps, 0);
-        Answer gathered = answer(maps, gatherMaxBytes);
+        Answer stock = answer(maps, 0, null);
+        Answer gathered = answer(maps, gatherMaxBytes, null);
         assertArrayEquals(stock.bytes, gathered.bytes, "gathered up to " + gatherMaxBytes + " bytes");
         ShuffleHttp.Response r = ShuffleHttp.parse(gathered.bytes);
         assertEquals(200, r.status(), r.text());
@@ -165,8 +221,11 @@ class GatherPipelineTest {
         assertEquals((long) maps.length * PARTITION, gathered.outputBytes);
     }
 
-    /** Everything the server sends for one request of {@code maps} until it closes or the response ends. */
-    private static Answer answer(int[] maps, int gatherMaxBytes) throws Exception {
+    /**
+     * Everything the server sends for one request of {@code maps} until it closes or the response ends; the request
+     * carries {@code tcpAbove} as our reducer's threshold unless it is null.
+     */
+    private static Answer answer(int[] maps, int gatherMaxBytes, String tcpAbove) throws Exception {
         TipcShuffleMetrics metrics = new TipcShuffleMetrics();
         EventLoopGroup loops = new EpollEventLoopGroup(1);
         try {
@@ -177,8 +236,11 @@ class GatherPipelineTest {
             int port = ((InetSocketAddress) listener.localAddress()).getPort();
             String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, Arrays.stream(maps).mapToObj(ShuffleWire::map)
                     .toArray(String[]::new));
-            byte[] request = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, httpPort, outputs.key), ME,
-                    outputs.key, "tcp:" + port).encode();
+            String urlHash = ShuffleWire.urlHash(uri, httpPort, outputs.key);
+            byte[] request = (tcpAbove == null
+                    ? ShuffleHttp.boundRequest(uri, urlHash, ME, outputs.key, "tcp:" + port)
+                    : ShuffleHttp.boundRequest(uri, urlHash, ME, outputs.key, "tcp:" + port,
+                            TipcShuffleConfig.TCP_ABOVE_HEADER, tcpAbove)).encode();
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 s.setSoTimeout(20_000);
@@ -194,7 +256,7 @@ class GatherPipelineTest {
             String text = new String(got.toByteArray(), StandardCharsets.ISO_8859_1)
                     .replaceFirst(ChannelBinding.REPLY_HEADER + ": [^\r]*\r\n", "");
             return new Answer(text.getBytes(StandardCharsets.ISO_8859_1), metrics.outputsOk(), metrics.outputsFailed(),
-                    metrics.outputBytes());
+                    metrics.outputBytes(), metrics.outputsLeftForTcp());
         } finally {
             loops.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
         }
