@@ -12,8 +12,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 
-import java.io.IOException;
-
 /**
  * Ends a response at the header of the first map output larger than the request's
  * {@value TipcShuffleConfig#TCP_ABOVE_HEADER}: the reducer takes that output, and the rest of its task's,
@@ -33,8 +31,7 @@ final class EndAtLargeOutput extends ChannelDuplexHandler {
     /** The request's threshold: 0 answers it in full. */
     private long above;
     /** A header written by stock whose map output has not come yet, held only while {@link #above} is set. */
-    private ByteBuf header;
-    private ChannelPromise headerPromise;
+    private final HeldHeader header = new HeldHeader();
     /** The response ended at a large map output's header: stock's writes are no longer sent. */
     private boolean ended;
 
@@ -69,10 +66,9 @@ final class EndAtLargeOutput extends ChannelDuplexHandler {
         } else if (above > 0 && msg instanceof FileRegion && ((FileRegion) msg).count() > above) {
             end(ctx, (FileRegion) msg, promise);
         } else {
-            passHeader(ctx);
+            header.pass(ctx);
             if (above > 0 && msg instanceof ByteBuf) {
-                header = (ByteBuf) msg;
-                headerPromise = promise;
+                header.hold((ByteBuf) msg, promise);
             } else {
                 ctx.write(msg, promise);
             }
@@ -83,11 +79,9 @@ final class EndAtLargeOutput extends ChannelDuplexHandler {
     private void end(ChannelHandlerContext ctx, FileRegion region, ChannelPromise promise) {
         ended = true;
         metrics.outputsLeftForTcp.incr();
-        region.release(); // closes its file, so stock's listener gives it no fadvise
-        ChannelPromise written = headerPromise == null ? ctx.newPromise() : headerPromise.unvoid();
-        ByteBuf last = header == null ? Unpooled.EMPTY_BUFFER : header;
-        header = null;
-        headerPromise = null;
+        region.release(); // closes its file first: where libhadoop is loaded, stock's listener then fails to fadvise it and logs a warning
+        ByteBuf bytes = header.bytes();
+        ChannelPromise written = header.handOver(ctx).unvoid();
         written.addListener(sent -> {
             if (sent.isSuccess()) {
                 promise.trySuccess();
@@ -96,7 +90,7 @@ final class EndAtLargeOutput extends ChannelDuplexHandler {
             }
         });
         // As content rather than a bare buffer, which GatherSmallOutputs would hold for a map output to follow.
-        ctx.writeAndFlush(new DefaultHttpContent(last), written);
+        ctx.writeAndFlush(new DefaultHttpContent(bytes == null ? Unpooled.EMPTY_BUFFER : bytes), written);
     }
 
     /**
@@ -115,39 +109,22 @@ final class EndAtLargeOutput extends ChannelDuplexHandler {
         }
     }
 
-    private void passHeader(ChannelHandlerContext ctx) {
-        if (header != null) {
-            ctx.write(header, headerPromise);
-            header = null;
-            headerPromise = null;
-        }
-    }
-
     @Override
     public void flush(ChannelHandlerContext ctx) {
         if (!ended) {
-            passHeader(ctx);
+            header.pass(ctx);
             ctx.flush();
         }
     }
 
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        dropHeader();
+        header.drop();
         ctx.close(promise);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        dropHeader();
-    }
-
-    private void dropHeader() {
-        if (header != null) {
-            header.release();
-            headerPromise.tryFailure(new IOException("connection closed before the map output of a header was written"));
-            header = null;
-            headerPromise = null;
-        }
+        header.drop();
     }
 }

@@ -47,8 +47,7 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
 
     private final int maxBytes;
     /** A header written by stock whose map output has not come yet. */
-    private ByteBuf header;
-    private ChannelPromise headerPromise;
+    private final HeldHeader header = new HeldHeader();
     /** Map-output bytes (with their headers) written on since the last flush passed. */
     private long held;
     /** The promise of a gathered region, completed once the channel is writable again. */
@@ -91,11 +90,9 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
             gather(ctx, region, promise);
             return;
         }
-        passHeader(ctx);
+        header.pass(ctx);
         if (msg instanceof ByteBuf) {
-            ByteBuf bytes = (ByteBuf) msg;
-            header = bytes;
-            headerPromise = promise;
+            header.hold((ByteBuf) msg, promise);
         } else {
             held = 0; // stock flushes everything else it writes, and the held bytes go with it
             ctx.write(msg, promise);
@@ -103,17 +100,17 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
     }
 
     private void gather(ChannelHandlerContext ctx, DefaultFileRegion region, ChannelPromise promise) {
-        int headerBytes = header == null ? 0 : header.readableBytes();
-        int size = headerBytes + (int) region.count();
+        ByteBuf headerBytes = header.bytes();
+        int size = (headerBytes == null ? 0 : headerBytes.readableBytes()) + (int) region.count();
         if (held > 0 && held + size > maxBytes) {
             ctx.flush();
             held = 0;
         }
         ByteBuf gathered = ctx.alloc().directBuffer(size);
-        ChannelPromise written = headerPromise == null ? ctx.newPromise() : headerPromise;
+        ChannelPromise written = header.handOver(ctx);
         try {
-            if (header != null) {
-                gathered.writeBytes(header);
+            if (headerBytes != null) {
+                gathered.writeBytes(headerBytes);
             }
             read(region, gathered);
         } catch (IOException | RuntimeException e) {
@@ -122,10 +119,8 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
             promise.tryFailure(e);
             return;
         } finally {
-            ReferenceCountUtil.release(header);
-            header = null;
-            headerPromise = null;
-            region.release(); // closes its file, so stock's listener gives it no fadvise
+            ReferenceCountUtil.release(headerBytes);
+            region.release(); // closes its file first: where libhadoop is loaded, stock's listener then fails to fadvise it and logs a warning
         }
         ctx.write(gathered, written);
         held += size;
@@ -169,18 +164,10 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
         }
     }
 
-    private void passHeader(ChannelHandlerContext ctx) {
-        if (header != null) {
-            ctx.write(header, headerPromise);
-            header = null;
-            headerPromise = null;
-        }
-    }
-
     @Override
     public void flush(ChannelHandlerContext ctx) {
         if (held == 0) {
-            passHeader(ctx);
+            header.pass(ctx);
             ctx.flush();
         }
     }
@@ -207,11 +194,6 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
             waiting.tryFailure(new ClosedChannelException());
             waiting = null;
         }
-        if (header != null) {
-            header.release();
-            headerPromise.tryFailure(new IOException("connection closed before the map output of a header was written"));
-            header = null;
-            headerPromise = null;
-        }
+        header.drop();
     }
 }
