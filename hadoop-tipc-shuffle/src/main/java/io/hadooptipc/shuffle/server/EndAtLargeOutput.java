@@ -79,7 +79,7 @@ final class EndAtLargeOutput extends ChannelDuplexHandler {
     private void end(ChannelHandlerContext ctx, FileRegion region, ChannelPromise promise) {
         ended = true;
         metrics.outputsLeftForTcp.incr();
-        region.release(); // closes its file first: where libhadoop is loaded, stock's listener then fails to fadvise it and logs a warning
+        region.release(); // closes its file before stock's listener runs, as Netty does for a region it sends
         ByteBuf bytes = header.bytes();
         ChannelPromise written = header.handOver(ctx).unvoid();
         written.addListener(sent -> {

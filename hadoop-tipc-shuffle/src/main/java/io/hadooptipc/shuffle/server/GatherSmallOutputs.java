@@ -30,9 +30,10 @@ import java.nio.channels.FileChannel;
  * {@code maxBytes}, or before the connection closes. While the channel is not writable (the reducer
  * reads slower than stock goes on), what is held is flushed and the region's promise waits until the
  * channel is writable again, so a response takes no more memory than stock's plus {@code maxBytes}.
- * A small map output is read with one {@code pread} and costs neither stock's readahead request nor
- * its fadvise: its region's file is closed before stock's listener would advise the kernel to drop it
- * from the cache.
+ * A small map output is read with one {@code pread}, without stock's readahead request. Its region's
+ * file is closed before stock's listener runs, as Netty closes a region's file it sent before completing
+ * the write, so stock advises the kernel to drop neither from the cache (its listener advises only for
+ * an open file).
  * <p>A handler in the pipeline rather than a subclass of stock's handler: stock's handler
  * and the types of its {@code sendMapOutput} are package-private, which a subclass loaded by another
  * class loader than stock's (an aux service on its own class path) may not reach. The handler sits
@@ -120,7 +121,7 @@ final class GatherSmallOutputs extends ChannelDuplexHandler {
             return;
         } finally {
             ReferenceCountUtil.release(headerBytes);
-            region.release(); // closes its file first: where libhadoop is loaded, stock's listener then fails to fadvise it and logs a warning
+            region.release(); // closes its file before stock's listener runs, as Netty does for a region it sends
         }
         ctx.write(gathered, written);
         held += size;

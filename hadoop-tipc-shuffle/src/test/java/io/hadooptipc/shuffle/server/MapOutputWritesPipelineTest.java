@@ -12,6 +12,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import org.apache.hadoop.io.DataOutputBuffer;
+import org.apache.hadoop.io.nativeio.NativeIO;
+import org.apache.hadoop.mapred.FadvisedFileRegion;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleHeader;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
@@ -23,8 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FileDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -36,6 +40,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,7 +50,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The handlers of map-output writes in the TIPC pipeline around stock's handler, on the host (Netty's epoll
  * transport on loopback TCP): {@link GatherSmallOutputs}, requests for small map outputs answered as with
  * gathering off, byte for byte, and counted alike by the TIPC metrics, and one whose map-output file is cut
- * short; {@link EndAtLargeOutput}, a response ended at the header of a map output the reducer takes over HTTP/TCP.
+ * short; {@link EndAtLargeOutput}, a response ended at the header of a map output the reducer takes over HTTP/TCP;
+ * stock's advice to the kernel to drop a sent map output from its cache, which it never gives, gathered or not.
  */
 class MapOutputWritesPipelineTest {
     static final int MAPS = 40;
@@ -207,6 +213,50 @@ class MapOutputWritesPipelineTest {
         assertEquals(3, whole.outputsOk);
         for (String threshold : new String[] {"0", "-5", "many", Long.toString(2L * LARGE_PARTITION)}) {
             assertEquals(whole, answer(maps, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, threshold), threshold);
+        }
+    }
+
+    /**
+     * Stock's listener advises the kernel to drop a map output it sent from the page cache only while the output's
+     * file is open, and Netty closes a region's file before completing its write, so stock never advises: gathering
+     * a map output, or leaving it for HTTP/TCP, closes its file earlier and costs the reducers no advice stock gives.
+     */
+    @Test
+    void noMapOutputIsAdvisedOutOfTheCacheWhetherStockSendsItOrNot() throws Exception {
+        AtomicInteger dropAdvised = new AtomicInteger();
+        NativeIO.POSIX.CacheManipulator kernel = NativeIO.POSIX.getCacheManipulator();
+        // Stock advises through this hook whether or not libhadoop is loaded; the default one needs libhadoop.
+        NativeIO.POSIX.setCacheManipulator(new NativeIO.POSIX.CacheManipulator() {
+            @Override
+            public void posixFadviseIfPossible(String identifier, FileDescriptor fd, long offset, long len, int flags) {
+                if (flags == NativeIO.POSIX.POSIX_FADV_DONTNEED) {
+                    dropAdvised.incrementAndGet();
+                }
+            }
+        });
+        try {
+            Path output = MapOutputFixture.outputFile(local, ShuffleWire.map(0));
+            try (RandomAccessFile file = new RandomAccessFile(output.toFile(), "r")) {
+                new FadvisedFileRegion(file, 0, PARTITION, true, 0, null, output.toString(), 65_536, true)
+                        .transferSuccessful();
+            }
+            assertEquals(1, dropAdvised.get(), "a region whose file is open is advised");
+            int[] maps = {0, 1, MAPS, 2};
+            // gather.max-bytes and the request's threshold: stock sends all 4, 3, 2, 1 or none from their files
+            Object[][] cases = {
+                {0, null},
+                {4_000, null},
+                {0, Long.toString(TCP_ABOVE)},
+                {TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, null},
+                {TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, Long.toString(TCP_ABOVE)},
+            };
+            for (Object[] c : cases) {
+                dropAdvised.set(0);
+                assertTrue(answer(maps, (Integer) c[0], (String) c[1]).outputsOk > 0);
+                assertEquals(0, dropAdvised.get(), "gathered up to " + c[0] + " bytes, TCP above " + c[1]);
+            }
+        } finally {
+            NativeIO.POSIX.setCacheManipulator(kernel);
         }
     }
 
