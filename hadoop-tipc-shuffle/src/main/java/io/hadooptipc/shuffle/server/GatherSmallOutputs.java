@@ -25,7 +25,7 @@ import java.nio.channels.FileChannel;
  * region of at most {@code maxBytes} is read here into a buffer after its header, released, and its
  * write promise completed at once, so stock goes on with the next map output while the buffer waits;
  * stock's flushes are held back meanwhile. They go out, in order, with the first flush that follows
- * anything else (a larger region, sent from its file as stock does, with its fadvise and readahead;
+ * anything else (a larger region, sent from its file as stock does, with its readahead;
  * the response's end; an error answer), before the next map output would take the bytes held past
  * {@code maxBytes}, or before the connection closes. While the channel is not writable (the reducer
  * reads slower than stock goes on), what is held is flushed and the region's promise waits until the

@@ -123,7 +123,7 @@ class GatherSmallOutputsTest {
 
         assertArrayEquals(expected("h1:", 0, 10), nextBuffer());
         assertSame(largeHeader, channel.readOutbound());
-        assertSame(large, channel.readOutbound(), "stock's own region, for stock to send with readahead and fadvise");
+        assertSame(large, channel.readOutbound(), "stock's own region, for stock to send from its file with its readahead");
         assertTrue(large.isOpen());
         assertEquals(1, large.refCnt());
         assertTrue(largeWritten.isSuccess());

@@ -242,7 +242,7 @@ class MapOutputWritesPipelineTest {
             }
             assertEquals(1, dropAdvised.get(), "a region whose file is open is advised");
             int[] maps = {0, 1, MAPS, 2};
-            // gather.max-bytes and the request's threshold: stock sends all 4, 3, 2, 1 or none from their files
+            // gather.max-bytes and the request's threshold: stock sends 4, 1, 2, none and none of the 4 from their files
             Object[][] cases = {
                 {0, null},
                 {4_000, null},
