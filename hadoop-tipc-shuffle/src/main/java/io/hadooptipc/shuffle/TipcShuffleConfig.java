@@ -92,6 +92,14 @@ public final class TipcShuffleConfig {
     public static final int DEFAULT_REUSE_IDLE_TIMEOUT_MS = 4000;
 
     /**
+     * Job: connect a TIPC stream to each map host when its first map output becomes known, in a thread of
+     * the reduce task's own, and keep it for the host's first fetch (with {@link #REUSE_ENABLED}), so that a
+     * fetcher that comes to the host after others finds it connected.
+     */
+    public static final String CONNECT_AHEAD_ENABLED = "mapreduce.shuffle.tipc.connect-ahead.enabled";
+    public static final boolean DEFAULT_CONNECT_AHEAD_ENABLED = true;
+
+    /**
      * Job, {@code auto} transport: once a map output of more than this many bytes arrives over TIPC, the
      * reduce task fetches the rest over HTTP/TCP, whose large segments carry bulk data in fewer frames than
      * TIPC's link packets; 0 keeps every size on TIPC.

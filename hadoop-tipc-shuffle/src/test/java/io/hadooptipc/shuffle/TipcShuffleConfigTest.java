@@ -32,12 +32,14 @@ class TipcShuffleConfigTest {
                 shipped.getBoolean(TipcShuffleConfig.REUSE_ENABLED, !TipcShuffleConfig.DEFAULT_REUSE_ENABLED));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_MAX_IDLE_PER_HOST, shipped.getInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS, shipped.getInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_CONNECT_AHEAD_ENABLED,
+                shipped.getBoolean(TipcShuffleConfig.CONNECT_AHEAD_ENABLED, !TipcShuffleConfig.DEFAULT_CONNECT_AHEAD_ENABLED));
         int documented = 0;
         for (var entry : shipped) {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(14, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(15, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

@@ -6,19 +6,25 @@ import org.apache.hadoop.mapreduce.task.reduce.ExceptionReporter;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A reduce task's TIPC side, built in a thread of its own so that the fetchers start at once:
  * building it (the native library, a topology connection and its first reports, the task's
  * TIPC counter group) overlaps the wait for the first map-completion events, and a fetcher
- * waits for it only when it opens its first connection. A failure to build it fails the task,
+ * waits for it only when it opens its first connection. Map hosts that become known meanwhile are
+ * told to it once built. A failure to build it fails the task,
  * as it did when the fetchers waited for it.
  */
 final class PendingTransports {
     private TaskTransports transports; // guarded by this; set once built
     private boolean done; // guarded by this
+    /** Map hosts known before the transports were built, told to them once built. */
+    private final List<URL> knownHosts = new ArrayList<>(); // guarded by this
 
-    private PendingTransports() {
+    PendingTransports() {
     }
 
     /** Starts building the TIPC side of a reduce task of {@code job}; a failure goes to {@code failures}. */
@@ -48,6 +54,15 @@ final class PendingTransports {
         return transports;
     }
 
+    /** See {@link TaskTransports#hostKnown}: told now if built, else once built; never waits. */
+    synchronized void hostKnown(URL url) {
+        if (!done) {
+            knownHosts.add(url);
+        } else if (transports != null) {
+            transports.hostKnown(url);
+        }
+    }
+
     /** Closes the transports once built, waiting through interrupts: the task is done with them, and they must not leak. */
     void close() {
         TaskTransports built;
@@ -70,10 +85,16 @@ final class PendingTransports {
         }
     }
 
-    private synchronized void built(TaskTransports t) {
+    synchronized void built(TaskTransports t) {
         transports = t;
         done = true;
         notifyAll();
+        if (t != null) {
+            for (URL url : knownHosts) {
+                t.hostKnown(url);
+            }
+        }
+        knownHosts.clear();
     }
 
     /** The building thread: a class of its own, not a lambda (see BootstrapFreeTest). */

@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -30,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * a time, so one is all a task reuses); an idle stream is closed after the idle timeout,
  * or the server's shorter {@code Keep-Alive} timeout, when its host leaves TIPC, and when
  * the pool closes. A stream keeps the timeouts it was opened with, so it is reused only
- * by a fetch with the same ones.
+ * by a fetch with the same ones. A stream opened ahead of a host's first fetch ({@link #openAhead})
+ * waits here like a kept-alive one, with the timeouts of the task's first fetch.
  */
 final class StreamPool implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamPool.class);
@@ -40,12 +43,15 @@ final class StreamPool implements Closeable {
         final ShuffleServiceName name;
         final BufferedStream stream;
         final Timeouts timeouts;
+        /** Opened ahead, no request sent on it yet. */
+        final boolean ahead;
         ScheduledFuture<?> expiry; // guarded by the pool
 
-        Idle(ShuffleServiceName name, BufferedStream stream, Timeouts timeouts) {
+        Idle(ShuffleServiceName name, BufferedStream stream, Timeouts timeouts, boolean ahead) {
             this.name = name;
             this.stream = stream;
             this.timeouts = timeouts;
+            this.ahead = ahead;
         }
 
         @Override
@@ -72,7 +78,13 @@ final class StreamPool implements Closeable {
     private final Map<ShuffleServiceName, Deque<Idle>> idle = new HashMap<>(); // guarded by this
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong reused = new AtomicLong();
+    private final AtomicLong openedAhead = new AtomicLong();
+    private final AtomicLong aheadUsed = new AtomicLong();
     private final AtomicBoolean unprovenSkipped = new AtomicBoolean();
+    /** The hosts a fetch has asked a stream for: none is opened ahead to them. */
+    private final Set<ShuffleServiceName> asked = ConcurrentHashMap.newKeySet();
+    /** The first fetch's timeouts, which streams opened ahead take (every fetcher of a task has the same). */
+    private Timeouts fetchTimeouts; // guarded by this
     private boolean closed; // guarded by this
 
     StreamPool(StreamTransport transport, TransferCounters counters, int maxIdlePerHost, long idleTimeoutMillis) {
@@ -108,8 +120,13 @@ final class StreamPool implements Closeable {
 
     /** The host's most recently used idle stream with these timeouts, or null. */
     BufferedStream reuse(ShuffleServiceName name, Timeouts timeouts) {
+        asked.add(name);
         Idle found = null;
         synchronized (this) {
+            if (fetchTimeouts == null) {
+                fetchTimeouts = timeouts;
+                notifyAll();
+            }
             Deque<Idle> streams = idle.get(name);
             if (streams != null) {
                 for (Iterator<Idle> it = streams.descendingIterator(); it.hasNext(); ) {
@@ -129,14 +146,43 @@ final class StreamPool implements Closeable {
             return null;
         }
         found.expiry.cancel(false);
-        reused.incrementAndGet();
-        counters.streamReused();
+        if (found.ahead) {
+            aheadUsed.incrementAndGet();
+            counters.aheadStreamUsed();
+        } else {
+            reused.incrementAndGet();
+            counters.streamReused();
+        }
         return found.stream;
     }
 
     /** Connects a new stream to the host, which the fetch's URL names {@code host}. */
     BufferedStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
         return opened(transport.open(name, host, timeouts));
+    }
+
+    /**
+     * Connects a stream to a host no fetch has asked for yet and keeps it for the host's first fetch, with
+     * the timeouts of the task's first fetch (waited for); does nothing once a fetch has asked for the host,
+     * when no stream may be kept, or when the pool is closed.
+     *
+     * @throws IOException the stream could not be opened; the host's fetch will open its own
+     */
+    void openAhead(ShuffleServiceName name, String host) throws IOException, InterruptedException {
+        Timeouts timeouts;
+        synchronized (this) {
+            while (fetchTimeouts == null && !closed) {
+                wait();
+            }
+            if (closed || maxIdlePerHost == 0 || asked.contains(name)) {
+                return;
+            }
+            timeouts = fetchTimeouts;
+        }
+        BufferedStream stream = open(name, host, timeouts);
+        openedAhead.incrementAndGet();
+        counters.streamOpenedAhead();
+        keep(new Idle(name, stream, timeouts, true), idleTimeoutMillis);
     }
 
     /** True the first time in this task a fetch skipped a server that could not prove it holds the job token. */
@@ -168,20 +214,23 @@ final class StreamPool implements Closeable {
      * when the host has enough idle streams already.
      */
     void release(ShuffleServiceName name, Timeouts timeouts, BufferedStream stream, long serverKeepAliveMillis) {
+        keep(new Idle(name, stream, timeouts, false), Math.min(idleTimeoutMillis, serverKeepAliveMillis));
+    }
+
+    private void keep(Idle i, long idleMillis) {
         synchronized (this) {
-            Deque<Idle> streams = idle.get(name);
+            Deque<Idle> streams = idle.get(i.name);
             if (!closed && (streams == null ? 0 : streams.size()) < maxIdlePerHost) {
                 if (streams == null) {
                     streams = new ArrayDeque<>();
-                    idle.put(name, streams);
+                    idle.put(i.name, streams);
                 }
-                Idle i = new Idle(name, stream, timeouts);
-                i.expiry = expiries.schedule(i, Math.min(idleTimeoutMillis, serverKeepAliveMillis), TimeUnit.MILLISECONDS);
+                i.expiry = expiries.schedule(i, idleMillis, TimeUnit.MILLISECONDS);
                 streams.addLast(i);
                 return;
             }
         }
-        BufferedStream.closeQuietly(stream);
+        BufferedStream.closeQuietly(i.stream);
     }
 
     /** Closes the host's idle streams: it left TIPC. */
@@ -207,6 +256,7 @@ final class StreamPool implements Closeable {
                 return;
             }
             closed = true;
+            notifyAll(); // an opener waiting for the first fetch's timeouts
             for (Deque<Idle> streams : idle.values()) {
                 all.addAll(streams);
             }
@@ -218,7 +268,8 @@ final class StreamPool implements Closeable {
         for (Idle i : all) {
             BufferedStream.closeQuietly(i.stream);
         }
-        LOG.info("TIPC shuffle streams: {} opened, {} requests sent on kept-alive ones", opened.get(), reused.get());
+        LOG.info("TIPC shuffle streams: {} opened ({} ahead of their host's first fetch, {} of those used), {} requests"
+                + " sent on kept-alive ones", opened.get(), openedAhead.get(), aheadUsed.get(), reused.get());
     }
 
     private void expire(Idle i) {

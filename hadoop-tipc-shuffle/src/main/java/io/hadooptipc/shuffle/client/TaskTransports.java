@@ -30,12 +30,16 @@ public final class TaskTransports implements Closeable {
     private final TransferCounters counters;
     /** The job's client SSL settings for TLS over TIPC; null without it. */
     private final SSLFactory ssl;
+    /** Streams connected as map hosts become known; null when none are. */
+    private final AheadStreams ahead;
 
-    TaskTransports(TransportRoutes routes, StreamPool streams, TransferCounters counters, SSLFactory ssl) {
+    TaskTransports(TransportRoutes routes, StreamPool streams, TransferCounters counters, SSLFactory ssl,
+                   AheadStreams ahead) {
         this.routes = routes;
         this.streams = streams;
         this.counters = counters;
         this.ssl = ssl;
+        this.ahead = ahead;
     }
 
     /** The TIPC side of a reduce task of {@code job}, as its keys configure it, counting in {@code reporter}'s counters. */
@@ -59,7 +63,19 @@ public final class TaskTransports implements Closeable {
         routes.islands(TipcIslands.forThisHost(job));
         StreamPool streams = StreamPool.of(job, transport, counters);
         routes.onLeavingTipc(streams);
-        return new TaskTransports(routes, streams, counters, ssl);
+        boolean connectAhead = routes.mode() != TipcShuffleConfig.Transport.TCP && streams.keepsStreams()
+                && job.getBoolean(TipcShuffleConfig.CONNECT_AHEAD_ENABLED, TipcShuffleConfig.DEFAULT_CONNECT_AHEAD_ENABLED);
+        return new TaskTransports(routes, streams, counters, ssl, connectAhead ? new AheadStreams(routes, streams) : null);
+    }
+
+    /**
+     * A map host whose first map output just became known, by the base URL of its fetches: a TIPC stream
+     * is connected to it for its first fetch, unless connecting ahead is off.
+     */
+    public void hostKnown(URL url) {
+        if (ahead != null) {
+            ahead.hostKnown(url);
+        }
     }
 
     /**
@@ -86,6 +102,9 @@ public final class TaskTransports implements Closeable {
 
     @Override
     public void close() {
+        if (ahead != null) {
+            ahead.close();
+        }
         streams.close();
         try {
             routes.close();

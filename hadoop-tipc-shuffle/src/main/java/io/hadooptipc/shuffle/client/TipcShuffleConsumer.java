@@ -15,7 +15,6 @@ import org.apache.hadoop.mapreduce.task.reduce.Fetcher;
 import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
 import org.apache.hadoop.mapreduce.task.reduce.MergeManagerImpl;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
-import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleThreads;
 import org.apache.hadoop.util.Progress;
 import org.slf4j.Logger;
@@ -32,7 +31,7 @@ import javax.crypto.SecretKey;
  * The reduce side: set {@code mapreduce.job.reduce.shuffle.consumer.plugin.class} to
  * this class. It is the stock {@code Shuffle} plugin built from the stock parts (the
  * scheduler, merge manager, event fetcher, local fetcher), with {@link TipcFetcher}s
- * for remote map hosts. With encrypted shuffle on, TIPC streams carry TLS with the job's SSL
+ * for remote map hosts and a scheduler that tells the TIPC side of each map host as it becomes known. With encrypted shuffle on, TIPC streams carry TLS with the job's SSL
  * client settings, or plain HTTP on links declared encrypted by the kernel
  * ({@link TipcShuffleConfig#LINKS_ENCRYPTED}); hosts not reached over TIPC are fetched over
  * stock HTTPS.
@@ -51,7 +50,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
     private TaskAttemptID reduceId;
     private Reporter reporter;
     private ShuffleClientMetrics metrics;
-    private ShuffleSchedulerImpl<K, V> scheduler;
+    private TipcShuffleScheduler<K, V> scheduler;
     private MergeManager<K, V> merger;
     private Throwable failure;
     /** The fetchers' routes to map hosts and their TIPC streams; null when the local fetcher does the shuffle. */
@@ -65,7 +64,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
         this.reduceId = context.getReduceId();
         this.reporter = context.getReporter();
         this.metrics = ShuffleClientMetrics.create(reduceId, jobConf);
-        this.scheduler = new ShuffleSchedulerImpl<>(jobConf, context.getStatus(), reduceId, this,
+        this.scheduler = new TipcShuffleScheduler<>(jobConf, context.getStatus(), reduceId, this,
                 context.getCopyPhase(), context.getShuffledMapsCounter(), context.getReduceShuffleBytes(),
                 context.getFailedShuffleCounter());
         this.merger = new MergeManagerImpl<>(reduceId, jobConf, context.getLocalFS(), context.getLocalDirAllocator(),
@@ -76,10 +75,10 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
 
     @Override
     public RawKeyValueIterator run() throws IOException, InterruptedException {
+        List<Fetcher<K, V>> fetchers = fetchers(); // before the events, so that the TIPC side hears of every host
         int eventsPerReducer = Math.max(MIN_EVENTS_TO_FETCH, MAX_RPC_OUTSTANDING_EVENTS / jobConf.getNumReduceTasks());
         Runnable stopEvents = ShuffleThreads.startEventFetcher(reduceId, context.getUmbilical(), scheduler, this,
                 Math.min(MAX_EVENTS_TO_FETCH, eventsPerReducer));
-        List<Fetcher<K, V>> fetchers = fetchers();
         for (Fetcher<K, V> f : fetchers) {
             f.start();
         }
@@ -152,6 +151,7 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
         }
         int count = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
         transports = PendingTransports.start(jobConf, reporter, this);
+        scheduler.tellHostsTo(transports);
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,
                     transports));

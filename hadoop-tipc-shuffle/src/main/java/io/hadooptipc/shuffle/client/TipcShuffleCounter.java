@@ -9,7 +9,8 @@ package io.hadooptipc.shuffle.client;
  * ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a withdrawn name),
  * ROUTES_BACK_TO_TIPC those switched back when their name was published again, TIPC_PEERS_LOST
  * the nodes to which every TIPC link went down; STREAMS_OPENED counts TIPC streams connected,
- * STREAMS_REUSED requests sent on a kept-alive one, TLS_STREAMS the TIPC streams whose TLS
+ * STREAMS_REUSED requests sent on a kept-alive one, STREAMS_OPENED_AHEAD those connected when their host's
+ * first map output became known, ahead of its first fetch, STREAMS_AHEAD_USED those a first fetch took, TLS_STREAMS the TIPC streams whose TLS
  * handshake completed (encrypted shuffle required, TIPC links not declared encrypted),
  * UNAUTHENTICATED_SKIPPED the TIPC servers a fetch left, for another socket that publishes the
  * name, because they could not prove they hold the job token.
@@ -35,6 +36,8 @@ public enum TipcShuffleCounter {
     TIPC_PEERS_LOST,
     STREAMS_OPENED,
     STREAMS_REUSED,
+    STREAMS_OPENED_AHEAD,
+    STREAMS_AHEAD_USED,
     TLS_STREAMS,
     UNAUTHENTICATED_SKIPPED;
 

@@ -34,6 +34,14 @@ final class TransferCounters implements MapOutputFrames.Sink {
         reporter.incrCounter(TipcShuffleCounter.STREAMS_OPENED, 1);
     }
 
+    void streamOpenedAhead() {
+        reporter.incrCounter(TipcShuffleCounter.STREAMS_OPENED_AHEAD, 1);
+    }
+
+    void aheadStreamUsed() {
+        reporter.incrCounter(TipcShuffleCounter.STREAMS_AHEAD_USED, 1);
+    }
+
     void tlsStream() {
         reporter.incrCounter(TipcShuffleCounter.TLS_STREAMS, 1);
     }

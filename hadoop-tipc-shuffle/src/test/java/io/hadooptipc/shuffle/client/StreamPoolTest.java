@@ -13,7 +13,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -25,7 +27,9 @@ class StreamPoolTest {
 
     private final CountingReporter reporter = new CountingReporter();
     private final List<Recorded> opened = new ArrayList<>();
-    private final StreamPool pool = new StreamPool((name, host, timeouts) -> opened(), new TransferCounters(reporter), 1, 60_000);
+    private final List<Timeouts> openedWith = new ArrayList<>();
+    private final StreamPool pool = new StreamPool((name, host, timeouts) -> opened(timeouts), new TransferCounters(reporter),
+            1, 60_000);
     private final ShuffleServiceName host;
 
     StreamPoolTest() throws IOException {
@@ -82,6 +86,65 @@ class StreamPoolTest {
         StreamPool off = StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter));
         assertFalse(off.keepsStreams(), "reuse off keeps no stream, whatever the bound");
         off.close();
+    }
+
+    @Test
+    void aStreamOpenedAheadWaitsForTheFirstFetchsTimeoutsAndServesTheHostsFirstFetch() throws Exception {
+        ShuffleServiceName other = ShuffleServiceName.of(InetAddress.getByName("10.0.0.8"), 13562);
+        Thread ahead = openAhead(host);
+        awaitWaiting(ahead);
+        assertTrue(opened.isEmpty(), "nothing opened before a fetch said its timeouts");
+        assertNull(pool.reuse(other, TIMEOUTS), "the first fetch, to another host");
+        ahead.join(10_000);
+        assertEquals(List.of(TIMEOUTS), openedWith, "opened with the first fetch's timeouts");
+        assertNotNull(pool.reuse(host, TIMEOUTS), "the host's first fetch takes the one stream opened");
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_OPENED_AHEAD));
+        assertEquals(1, reporter.get(TipcShuffleCounter.STREAMS_AHEAD_USED));
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED), "its first request is no reuse");
+    }
+
+    @Test
+    void noStreamIsOpenedAheadToAHostAFetchHasAskedFor() throws Exception {
+        assertNull(pool.reuse(host, TIMEOUTS));
+        pool.openAhead(host, "10.0.0.7");
+        assertTrue(opened.isEmpty());
+        assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_OPENED_AHEAD));
+    }
+
+    @Test
+    void anOpenerWaitingForTheFirstFetchReturnsWhenThePoolCloses() throws Exception {
+        Thread ahead = openAhead(host);
+        awaitWaiting(ahead);
+        pool.close();
+        ahead.join(10_000);
+        assertFalse(ahead.isAlive());
+        assertTrue(opened.isEmpty());
+    }
+
+    private Thread openAhead(ShuffleServiceName name) {
+        Thread t = new Thread(() -> {
+            try {
+                pool.openAhead(name, "10.0.0.7");
+            } catch (IOException | InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, "opener");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void awaitWaiting(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (t.getState() != Thread.State.WAITING) {
+            assertTrue(System.nanoTime() < deadline && t.isAlive(), "opener never waited: " + t.getState());
+            Thread.sleep(1);
+        }
+    }
+
+    private Recorded opened(Timeouts timeouts) {
+        openedWith.add(timeouts);
+        return opened();
     }
 
     private Recorded opened() {

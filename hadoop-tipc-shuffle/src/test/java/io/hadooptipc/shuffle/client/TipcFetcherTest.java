@@ -349,7 +349,7 @@ class TipcFetcherTest {
                        CountingReporter reporter, ExceptionReporter exceptions, StreamPool streams) {
             super(job, REDUCE, scheduler, merger, reporter, mock(ShuffleClientMetrics.class), exceptions, KEY,
                     PendingTransports.of(new TaskTransports(new TransportRoutes(Transport.AUTO, TIPC_UP,
-                            new TransferCounters(reporter)), streams, new TransferCounters(reporter), null)));
+                            new TransferCounters(reporter)), streams, new TransferCounters(reporter), null, null)));
         }
 
         void copyFrom(MapHost host) throws IOException {
