@@ -52,8 +52,8 @@ import javax.crypto.SecretKey;
  * NodeManagers (one shuffle handler per NodeManager and server configuration, on ports of their own, over fixture map
  * outputs of IFile records in the NodeManager's layout), and a reducer on machine 1 runs a reduce task's shuffle
  * ({@link ReduceTaskShuffle}: stock's {@code Shuffle} or our {@code TipcShuffleConsumer}, every map's completion event
- * at once) of one partition of every map, in five arms interleaved round by round: stock as it ships, stock tuned,
- * ours, ours with every size on TIPC, and ours with TIPC off.
+ * at once) of one partition of every map, in six arms interleaved round by round: stock as it ships, stock tuned,
+ * ours, ours with every size on TIPC, ours with TIPC off, and ours connecting each TIPC stream at its fetch.
  *
  * <p>{@code serve CONTROL_PORT WORK_DIR MACHINE HOSTS MAPS} on each sender machine; {@code run OUT CONTROL_PORT
  * SENDER_IPS HOSTS MAPS SIZES ROUNDS} on machine 1. Machine 1 drives the senders over TCP control connections:
@@ -104,7 +104,9 @@ public final class ShuffleIncastBenchmark {
         OURS("ours", TipcShuffleConsumer.class, Server.OURS, Map.of()),
         OURS_ALL_TIPC("ours, all on TIPC", TipcShuffleConsumer.class, Server.OURS,
                 Map.of(TipcShuffleConfig.TCP_ABOVE_BYTES, "0")),
-        OURS_TCP("ours over TCP", TipcShuffleConsumer.class, Server.OURS, Map.of(TipcShuffleConfig.TRANSPORT, "tcp"));
+        OURS_TCP("ours over TCP", TipcShuffleConsumer.class, Server.OURS, Map.of(TipcShuffleConfig.TRANSPORT, "tcp")),
+        OURS_AT_FETCH("ours, connecting at fetch", TipcShuffleConsumer.class, Server.OURS,
+                Map.of(TipcShuffleConfig.CONNECT_AHEAD_ENABLED, "false"));
 
         final String label;
         @SuppressWarnings("rawtypes")
@@ -114,14 +116,15 @@ public final class ShuffleIncastBenchmark {
 
         /**
          * Ours fetches over TIPC, and above the default of {@link TipcShuffleConfig#TCP_ABOVE_BYTES} over HTTP/TCP
-         * once the first large map output's header arrived over TIPC; all on TIPC fetches over TIPC; the others
-         * over HTTP/TCP.
+         * once the first large map output's header arrived over TIPC, connecting at fetch with no stream connected
+         * ahead; all on TIPC fetches over TIPC; the others over HTTP/TCP.
          */
         boolean transportsAsExpected(Row row) {
             return switch (this) {
-                case OURS -> row.size > TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES
+                case OURS, OURS_AT_FETCH -> (this == OURS || row.streamsOpenedAhead == 0)
+                        && (row.size > TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES
                         ? row.tcpForLargeOutputs > 0 && row.tipcMapOutputs + row.tcpMapOutputs > 0
-                        : row.tcpMapOutputs == 0;
+                        : row.tcpMapOutputs == 0);
                 case OURS_ALL_TIPC -> row.tcpMapOutputs == 0;
                 default -> row.tipcMapOutputs == 0;
             };
@@ -140,7 +143,7 @@ public final class ShuffleIncastBenchmark {
     record Row(int size, int round, Arm arm, double copyMs, double copyCpuMs, double shuffleMs, double reducerCpuMs,
                double reducerMachineCpuMs, double servingCpuMs, double sendersCpuMs, double reducerMinsn,
                double sendersMinsn, long frames, long tipcMapOutputs, long tcpMapOutputs, long tcpForLargeOutputs,
-               long records, long checksum) {
+               long streamsOpenedAhead, long streamsAheadUsed, long records, long checksum) {
     }
 
     /** The per-row metrics the summary compares, with their units. */
@@ -326,7 +329,8 @@ public final class ShuffleIncastBenchmark {
                     if (!arm.transportsAsExpected(row)) {
                         throw new IllegalStateException(arm.label + " fetched " + row.tipcMapOutputs
                                 + " map outputs over TIPC and " + row.tcpMapOutputs + " over HTTP/TCP ("
-                                + row.tcpForLargeOutputs + " requests there for large outputs)");
+                                + row.tcpForLargeOutputs + " requests there for large outputs; " + row.streamsOpenedAhead
+                                + " streams connected ahead)");
                     }
                     System.out.printf(Locale.ROOT, "%8d B round %d %-17s copy %7.0f ms wall %7.0f ms CPU, with merge"
                                     + " %7.0f ms; serving CPU %6.0f ms; %6d frames%n", size, round, arm.label, row.copyMs,
@@ -371,7 +375,9 @@ public final class ShuffleIncastBenchmark {
                 machine / 1e6, (servingAfter[0] - serving[0]) / 1e6, (servingAfter[1] - serving[1]) / 1e6,
                 (instructionsAfter[0] - instructions[0]) / 1e6, (instructionsAfter[1] - instructions[1]) / 1e6, frames,
                 merged.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS), merged.counter(TipcShuffleCounter.TCP_MAP_OUTPUTS),
-                merged.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS), merged.records(), merged.checksum());
+                merged.counter(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS),
+                merged.counter(TipcShuffleCounter.STREAMS_OPENED_AHEAD), merged.counter(TipcShuffleCounter.STREAMS_AHEAD_USED),
+                merged.records(), merged.checksum());
     }
 
     /** The median over rounds of {@code arm}'s metric over {@code base}'s in the same round. */
@@ -381,28 +387,46 @@ public final class ShuffleIncastBenchmark {
                         .mapToDouble(metric).findFirst().orElseThrow()).toArray();
     }
 
+    /** Each of {@code arms} over {@code base}, per metric: the median of rounds' ratios and its interval. */
+    private static void ratioTable(StringBuilder summary, List<Row> rows, int size, Arm base, List<Arm> arms) {
+        summary.append(String.format(Locale.ROOT, "%n| ÷ %s (95%% interval) |", base.label));
+        METRICS.forEach(m -> summary.append(' ').append(m.name).append(" |"));
+        summary.append("\n|---|").append("---|".repeat(METRICS.size())).append('\n');
+        for (Arm arm : arms) {
+            summary.append("| ").append(arm.label).append(" |");
+            for (Metric m : METRICS) {
+                double[] r = ratios(rows, size, arm, base, m.value);
+                summary.append(String.format(Locale.ROOT, " %.2f (%s) |", Stats.median(java.util.Arrays.stream(r)),
+                        Stats.medianInterval95(r).format("%.2f")));
+            }
+            summary.append('\n');
+        }
+    }
+
     static void report(Path out, List<Row> rows, int machines, int hostsPerMachine, int maps, int rounds)
             throws IOException {
         StringBuilder csv = new StringBuilder("partition_bytes,round,arm,copy_ms,copy_cpu_ms,shuffle_ms,reducer_cpu_ms,"
                 + "reducer_machine_cpu_ms,serving_cpu_ms,senders_cpu_ms,reducer_minsn,senders_minsn,frames,tipc_map_outputs,"
-                + "tcp_map_outputs,records,checksum\n");
+                + "tcp_map_outputs,streams_opened_ahead,streams_ahead_used,records,checksum\n");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%d,%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%x%n",
+            csv.append(String.format(Locale.ROOT, "%d,%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%x%n",
                     r.size, r.round, r.arm.name().toLowerCase(Locale.ROOT), r.copyMs, r.copyCpuMs, r.shuffleMs,
                     r.reducerCpuMs, r.reducerMachineCpuMs, r.servingCpuMs, r.sendersCpuMs, r.reducerMinsn, r.sendersMinsn,
-                    r.frames, r.tipcMapOutputs, r.tcpMapOutputs,
+                    r.frames, r.tipcMapOutputs, r.tcpMapOutputs, r.streamsOpenedAhead, r.streamsAheadUsed,
                     r.records, r.checksum));
         }
         StringBuilder summary = new StringBuilder(String.format(Locale.ROOT, """
                 %d sender machines of %d NodeManagers each (a shuffle handler per NodeManager and server
                 configuration), %d maps per NodeManager; one reduce task's shuffle on machine 1 of one partition of
-                each of the %d maps, in five arms interleaved round
+                each of the %d maps, in six arms interleaved round
                 by round (rotating order, reversed every other round) after %d warm-up rounds; %d rounds. Arms:
                 **stock default** (stock `Shuffle`, `parallelcopies` 5, from stock `ShuffleHandler`s with keep-alive
                 off, as both ship), **stock tuned** (`parallelcopies` %d, keep-alive on, as tuning guides set them),
                 **ours** (`TipcShuffleConsumer` from `TipcShuffleHandler`s, defaults: TIPC, and HTTP/TCP from the
                 header on of a map output above `%s`, %d B, and for the rest), **ours, all on TIPC** (ours with it 0),
-                **ours over TCP** (ours with `%s=tcp`, the same handlers' HTTP/TCP side: our code without the transport).
+                **ours over TCP** (ours with `%s=tcp`, the same handlers' HTTP/TCP side: our code without the transport),
+                **ours, connecting at fetch** (ours with `%s=false`: each TIPC stream connected when its fetch starts,
+                none ahead as map hosts become known).
 
                 Copy phase: from the consumer's `init` to the task's report that copying is done, before the final
                 merge; its CPU is the reducer JVM's. Reducer and sender machines' CPU: every thread and softirq as
@@ -413,8 +437,8 @@ public final class ShuffleIncastBenchmark {
                 are medians of each round's ratio with a 95%% bootstrap interval.
                 """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, WARM_UP_ROUNDS, rounds,
                 TUNED_PARALLEL_COPIES, TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES,
-                TipcShuffleConfig.TRANSPORT, String.join(", ", ShuffleComparison.SERVING_THREADS.stream()
-                        .map(t -> "`" + t.strip() + "`").toList())));
+                TipcShuffleConfig.TRANSPORT, TipcShuffleConfig.CONNECT_AHEAD_ENABLED,
+                String.join(", ", ShuffleComparison.SERVING_THREADS.stream().map(t -> "`" + t.strip() + "`").toList())));
         List<Integer> sizes = rows.stream().map(Row::size).distinct().toList();
         for (int size : sizes) {
             summary.append(String.format(Locale.ROOT, "%n## Partitions of %d B%n%n| arm |", size));
@@ -426,21 +450,15 @@ public final class ShuffleIncastBenchmark {
                 METRICS.forEach(m -> summary.append(String.format(Locale.ROOT, " %.0f |", Stats.median(of, m.value))));
                 summary.append('\n');
             }
-            for (Arm base : List.of(Arm.STOCK_DEFAULT, Arm.STOCK_TUNED)) {
-                summary.append(String.format(Locale.ROOT, "%n| ÷ %s (95%% interval) |", base.label));
-                METRICS.forEach(m -> summary.append(' ').append(m.name).append(" |"));
-                summary.append("\n|---|").append("---|".repeat(METRICS.size())).append('\n');
-                for (Arm arm : List.of(Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP,
-                        base == Arm.STOCK_DEFAULT ? Arm.STOCK_TUNED : Arm.STOCK_DEFAULT)) {
-                    summary.append("| ").append(arm.label).append(" |");
-                    for (Metric m : METRICS) {
-                        double[] r = ratios(rows, size, arm, base, m.value);
-                        summary.append(String.format(Locale.ROOT, " %.2f (%s) |", Stats.median(java.util.Arrays.stream(r)),
-                                Stats.medianInterval95(r).format("%.2f")));
-                    }
-                    summary.append('\n');
-                }
-            }
+            ratioTable(summary, rows, size, Arm.STOCK_DEFAULT,
+                    List.of(Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP, Arm.OURS_AT_FETCH, Arm.STOCK_TUNED));
+            ratioTable(summary, rows, size, Arm.STOCK_TUNED,
+                    List.of(Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP, Arm.OURS_AT_FETCH, Arm.STOCK_DEFAULT));
+            ratioTable(summary, rows, size, Arm.OURS_AT_FETCH, List.of(Arm.OURS));
+            List<Row> ours = rows.stream().filter(r -> r.size == size && r.arm == Arm.OURS).toList();
+            summary.append(String.format(Locale.ROOT, "%nOurs connected a median of %.0f TIPC streams ahead per shuffle,"
+                    + " %.0f of which a host's first fetch took.%n", Stats.median(ours, r -> r.streamsOpenedAhead),
+                    Stats.median(ours, r -> r.streamsAheadUsed)));
         }
         List<String> labels = sizes.stream().map(s -> s >= 1 << 20 ? s / (1 << 20) + " MiB" : s / 1024 + " KiB").toList();
         for (Metric m : List.of(METRICS.get(0), METRICS.get(1), METRICS.get(4))) {
