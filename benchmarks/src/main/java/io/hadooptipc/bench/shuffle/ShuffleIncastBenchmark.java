@@ -4,6 +4,7 @@ import io.hadooptipc.bench.common.Args;
 import io.hadooptipc.bench.common.Charts;
 import io.hadooptipc.bench.common.ControlConnection;
 import io.hadooptipc.bench.common.CpuJiffies;
+import io.hadooptipc.bench.common.JvmThreadsCpu;
 import io.hadooptipc.bench.common.Results;
 import io.hadooptipc.bench.common.Stats;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -142,6 +143,7 @@ public final class ShuffleIncastBenchmark {
 
     /** One arm's shuffle of one round. */
     record Row(int size, int round, Arm arm, double copyMs, double copyCpuMs, double shuffleMs, double reducerCpuMs,
+               double jitCpuMs, double vmThreadCpuMs,
                double reducerMachineCpuMs, double servingCpuMs, double sendersCpuMs, double reducerMinsn,
                double sendersMinsn, long frames, long tipcMapOutputs, long tcpMapOutputs, long tcpForLargeOutputs,
                long streamsOpenedAhead, long streamsAheadUsed, long records, long checksum) {
@@ -160,7 +162,9 @@ public final class ShuffleIncastBenchmark {
             new Metric("serving threads' CPU", Row::servingCpuMs),
             new Metric("sender machines' CPU", Row::sendersCpuMs),
             new Metric("sender machines, million instructions", Row::sendersMinsn),
-            new Metric("Ethernet frames at the reducer", r -> r.frames));
+            new Metric("Ethernet frames at the reducer", r -> r.frames),
+            new Metric("reducer JVM's JIT compiler threads' CPU", Row::jitCpuMs),
+            new Metric("reducer JVM's VM thread CPU", Row::vmThreadCpuMs));
 
     private ShuffleIncastBenchmark() {
     }
@@ -361,18 +365,21 @@ public final class ShuffleIncastBenchmark {
         long[] instructions = instructions(senders.size());
         long frames = frames();
         long machine = CpuJiffies.busyNanos();
+        JvmThreadsCpu jvm = JvmThreadsCpu.read();
         long cpu = OS.getProcessCpuTime();
         long start = System.nanoTime();
         Merged merged = ReduceTaskShuffle.run(arm.consumer, job, ShuffleWire.JOB, Math.floorMod(round, REDUCES), key,
                 maps, localDir);
         long wall = System.nanoTime() - start;
         cpu = OS.getProcessCpuTime() - cpu;
+        jvm = JvmThreadsCpu.read().since(jvm);
         machine = CpuJiffies.busyNanos() - machine;
         frames = frames() - frames;
         long[] instructionsAfter = instructions(senders.size());
         long[] servingAfter = sendersCpu(senders);
         deleteTree(localDir);
         return new Row(size, round, arm, merged.copyNanos() / 1e6, merged.copyCpuNanos() / 1e6, wall / 1e6, cpu / 1e6,
+                jvm.compilerNanos() / 1e6, jvm.vmThreadNanos() / 1e6,
                 machine / 1e6, (servingAfter[0] - serving[0]) / 1e6, (servingAfter[1] - serving[1]) / 1e6,
                 (instructionsAfter[0] - instructions[0]) / 1e6, (instructionsAfter[1] - instructions[1]) / 1e6, frames,
                 merged.counter(TipcShuffleCounter.TIPC_MAP_OUTPUTS), merged.counter(TipcShuffleCounter.TCP_MAP_OUTPUTS),
@@ -407,12 +414,14 @@ public final class ShuffleIncastBenchmark {
     static void report(Path out, List<Row> rows, int machines, int hostsPerMachine, int maps, int rounds)
             throws IOException {
         StringBuilder csv = new StringBuilder("partition_bytes,round,arm,copy_ms,copy_cpu_ms,shuffle_ms,reducer_cpu_ms,"
+                + "jit_cpu_ms,vm_thread_cpu_ms,"
                 + "reducer_machine_cpu_ms,serving_cpu_ms,senders_cpu_ms,reducer_minsn,senders_minsn,frames,tipc_map_outputs,"
                 + "tcp_map_outputs,streams_opened_ahead,streams_ahead_used,records,checksum\n");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%d,%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%x%n",
+            csv.append(String.format(Locale.ROOT,
+                    "%d,%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%x%n",
                     r.size, r.round, r.arm.name().toLowerCase(Locale.ROOT), r.copyMs, r.copyCpuMs, r.shuffleMs,
-                    r.reducerCpuMs, r.reducerMachineCpuMs, r.servingCpuMs, r.sendersCpuMs, r.reducerMinsn, r.sendersMinsn,
+                    r.reducerCpuMs, r.jitCpuMs, r.vmThreadCpuMs, r.reducerMachineCpuMs, r.servingCpuMs, r.sendersCpuMs, r.reducerMinsn, r.sendersMinsn,
                     r.frames, r.tipcMapOutputs, r.tcpMapOutputs, r.streamsOpenedAhead, r.streamsAheadUsed,
                     r.records, r.checksum));
         }
@@ -433,12 +442,18 @@ public final class ShuffleIncastBenchmark {
                 merge; its CPU is the reducer JVM's. Reducer and sender machines' CPU: every thread and softirq as
                 their kernels count it (10 ms ticks). Instructions: what the machines' emulated CPUs executed
                 (`tipc-vm --count-instructions`; kernel and user, every process, idle not counted: work done, not
-                its cost in cache misses or stalls), read before and after each shuffle. Serving threads: %s. Frames: Ethernet frames sent and received
+                its cost in cache misses or stalls), read before and after each shuffle. The reducer JVM's JIT compiler
+                threads and VM thread (safepoint operations, which include every collection of the serial collector;
+                this JVM's collectors: %s): the JVM's own work within the shuffle, from each thread's run time in
+                nanoseconds as the kernel counts it.
+                Serving threads: %s. Frames: Ethernet frames sent and received
                 at the reducer's machine. Every arm merged the same records (checked); medians over rounds, ratios
                 are medians of each round's ratio with a 95%% bootstrap interval.
                 """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, WARM_UP_ROUNDS, rounds,
                 TUNED_PARALLEL_COPIES, TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES,
                 TipcShuffleConfig.TRANSPORT, TipcShuffleConfig.CONNECT_AHEAD_ENABLED,
+                String.join(" and ", ManagementFactory.getGarbageCollectorMXBeans().stream()
+                        .map(c -> "`" + c.getName() + "`").toList()),
                 String.join(", ", ShuffleComparison.SERVING_THREADS.stream().map(t -> "`" + t.strip() + "`").toList())));
         List<Integer> sizes = rows.stream().map(Row::size).distinct().toList();
         for (int size : sizes) {
