@@ -16,13 +16,11 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URL;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.Mockito.mock;
 
 /**
@@ -105,11 +103,7 @@ class AheadStreamsTest {
     }
 
     private void awaitOpenedAhead(long n) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (reporter.get(TipcShuffleCounter.STREAMS_OPENED_AHEAD) < n) {
-            assertTrue(System.nanoTime() < deadline, "streams opened ahead: " + openedTo);
-            Thread.sleep(1);
-        }
+        Await.until(n + " streams opened ahead", () -> reporter.get(TipcShuffleCounter.STREAMS_OPENED_AHEAD) >= n);
     }
 
     private Counters.Counter counter(String name) {
@@ -118,25 +112,6 @@ class AheadStreamsTest {
 
     private ShuffleStream opened(ShuffleServiceName name) {
         openedTo.add(name);
-        return new ShuffleStream() {
-            @Override
-            public int read(ByteBuffer dst) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void writeFully(ByteBuffer src) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public String server() {
-                return "<1.2.3:4>";
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return new UnusedStream();
     }
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,7 +25,7 @@ class StreamPoolTest {
     private static final Timeouts TIMEOUTS = new Timeouts(1000, 60_000, 60_000);
 
     private final CountingReporter reporter = new CountingReporter();
-    private final List<Recorded> opened = new ArrayList<>();
+    private final List<UnusedStream> opened = new ArrayList<>();
     private final List<Timeouts> openedWith = new ArrayList<>();
     private final StreamPool pool = new StreamPool((name, host, timeouts) -> opened(timeouts), new TransferCounters(reporter),
             1, 60_000);
@@ -74,16 +73,16 @@ class StreamPoolTest {
         Configuration conf = new Configuration(false);
         conf.setInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, 0);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter)));
+                () -> StreamPool.of(conf, (name, host, timeouts) -> new UnusedStream(), new TransferCounters(reporter)));
         assertTrue(e.getMessage().contains(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS), e.getMessage());
         conf.setInt(TipcShuffleConfig.REUSE_IDLE_TIMEOUT_MS, 100);
         conf.setInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1);
         e = assertThrows(IllegalArgumentException.class,
-                () -> StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter)));
+                () -> StreamPool.of(conf, (name, host, timeouts) -> new UnusedStream(), new TransferCounters(reporter)));
         assertTrue(e.getMessage().contains(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST), e.getMessage());
 
         conf.setBoolean(TipcShuffleConfig.REUSE_ENABLED, false);
-        StreamPool off = StreamPool.of(conf, (name, host, timeouts) -> new Recorded(), new TransferCounters(reporter));
+        StreamPool off = StreamPool.of(conf, (name, host, timeouts) -> new UnusedStream(), new TransferCounters(reporter));
         assertFalse(off.keepsStreams(), "reuse off keeps no stream, whatever the bound");
         off.close();
     }
@@ -135,46 +134,17 @@ class StreamPoolTest {
     }
 
     private static void awaitWaiting(Thread t) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (t.getState() != Thread.State.WAITING) {
-            assertTrue(System.nanoTime() < deadline && t.isAlive(), "opener never waited: " + t.getState());
-            Thread.sleep(1);
-        }
+        Await.until("the opener waits", () -> t.getState() == Thread.State.WAITING);
     }
 
-    private Recorded opened(Timeouts timeouts) {
+    private UnusedStream opened(Timeouts timeouts) {
         openedWith.add(timeouts);
         return opened();
     }
 
-    private Recorded opened() {
-        Recorded r = new Recorded();
+    private UnusedStream opened() {
+        UnusedStream r = new UnusedStream();
         opened.add(r);
         return r;
-    }
-
-    /** A stream that only records being closed. */
-    private static final class Recorded implements ShuffleStream {
-        volatile boolean closed;
-
-        @Override
-        public int read(ByteBuffer dst) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void writeFully(ByteBuffer src) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public String server() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
     }
 }

@@ -38,7 +38,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 import static io.hadooptipc.testbed.ShuffleWire.map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -496,7 +495,7 @@ class TipcShuffleConnectionTest {
         TipcShuffleConnection c = connection(auto);
         c.setReadTimeout(0); // only the disconnect can end the wait
         FutureTask<Void> connect = connecting(c);
-        await("the request reaches the server", () -> !tipc.requests.isEmpty());
+        Await.until("the request reaches the server", () -> !tipc.requests.isEmpty());
         c.disconnect(); // the stock Fetcher's interrupt() during shutDown()
         ExecutionException e = assertThrows(ExecutionException.class, () -> connect.get(10, TimeUnit.SECONDS));
         assertInstanceOf(IOException.class, e.getCause());
@@ -522,7 +521,7 @@ class TipcShuffleConnectionTest {
         assertNoFallback();
 
         streams.close(); // the reduce task's shuffle is over
-        await("closing the pool closes its idle stream", () -> tipc.closedByFetcher.get() == 1);
+        Await.until("closing the pool closes its idle stream", () -> tipc.closedByFetcher.get() == 1);
     }
 
     @Test
@@ -569,7 +568,7 @@ class TipcShuffleConnectionTest {
         streams = new StreamPool(viaTipc, new TransferCounters(reporter), 1, 200);
         tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
         assertArrayEquals(body, readAll(connection(auto)));
-        await("closed after 200 ms idle", () -> tipc.closedByFetcher.get() == 1);
+        Await.until("closed after 200 ms idle", () -> tipc.closedByFetcher.get() == 1);
         assertArrayEquals(body, readAll(connection(auto)));
         assertEquals(2, tipc.opened.size());
         tipc.close();
@@ -579,7 +578,7 @@ class TipcShuffleConnectionTest {
         tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(1)));
         long start = System.nanoTime(); // before the release: a busy machine may stall this thread after it
         assertArrayEquals(body, readAll(connection(auto)));
-        await("closed after the server's 1 s", () -> tipc.closedByFetcher.get() == 1);
+        Await.until("closed after the server's 1 s", () -> tipc.closedByFetcher.get() == 1);
         long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(idle >= 1000, "closed " + idle + " ms after the fetch began");
         assertEquals(0, reporter.get(TipcShuffleCounter.STREAMS_REUSED));
@@ -592,7 +591,7 @@ class TipcShuffleConnectionTest {
         assertArrayEquals(body, readAll(connection(auto)));
 
         auto.withdrawn(name());
-        await("the kept-alive stream is closed", () -> tipc.closedByFetcher.get() == 1);
+        Await.until("the kept-alive stream is closed", () -> tipc.closedByFetcher.get() == 1);
         assertArrayEquals(body, readAll(connection(auto)));
         assertEquals(1, tipc.opened.size());
         assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_WITHDRAWN));
@@ -615,7 +614,7 @@ class TipcShuffleConnectionTest {
         TipcShuffleConnection c = connection(auto);
         c.setReadTimeout(0);
         FutureTask<Void> connect = connecting(c);
-        await("the request reaches the server", () -> tipc.requests.size() == 2);
+        Await.until("the request reaches the server", () -> tipc.requests.size() == 2);
         c.disconnect();
         ExecutionException e = assertThrows(ExecutionException.class, () -> connect.get(10, TimeUnit.SECONDS));
         assertInstanceOf(IOException.class, e.getCause());
@@ -655,13 +654,6 @@ class TipcShuffleConnectionTest {
         fetcher.setDaemon(true);
         fetcher.start();
         return connect;
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); !condition.getAsBoolean(); ) {
-            assertTrue(System.nanoTime() - deadline < 0, what);
-            Thread.sleep(10);
-        }
     }
 
     private TipcShuffleConnection connection(TransportRoutes routes) {
