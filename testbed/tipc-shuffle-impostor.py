@@ -11,6 +11,9 @@ server's name {TYPE, INSTANCE} too, and the kernel then hands it a share of redu
   tipc-shuffle-impostor.py replay TYPE INSTANCE SERVER_REF SERVER_NODE FILE
       sends FILE (a request captured by relay) to the real server from a socket of its own, later;
       writes what the server answered to stdout and exits.
+  tipc-shuffle-impostor.py tcp-replay IP PORT FILE
+      sends FILE (a request captured by relay) over TCP to IP:PORT, the NodeManager's HTTP shuffle
+      port; writes what it answered to stdout and exits.
 
 relay and garbage print "ready" once the name is bound, then serve until killed.
 """
@@ -119,8 +122,24 @@ def replay(ref, node, path):
     sys.stdout.flush()
 
 
+def tcp_replay(ip, port, path):
+    with open(path, "rb") as f:
+        request = f.read()
+    with socket.create_connection((ip, port), timeout=60) as s:
+        s.sendall(request)
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
 def main():
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    if sys.argv[1] == "tcp-replay":
+        tcp_replay(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        return
     mode, service_type, instance = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if mode == "relay":
         relay(service_type, instance, int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
@@ -129,7 +148,7 @@ def main():
     elif mode == "replay":
         replay(int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     else:
-        sys.exit("unknown mode " + mode + ": relay, garbage or replay")
+        sys.exit("unknown mode " + mode + ": relay, garbage, replay or tcp-replay")
 
 
 if __name__ == "__main__":

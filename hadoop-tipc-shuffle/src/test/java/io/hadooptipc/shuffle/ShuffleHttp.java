@@ -23,23 +23,22 @@ public final class ShuffleHttp {
     }
 
     /**
-     * A request head as our fetcher sends it over TIPC: bound with the job token {@code key} to {@code server},
-     * the server socket the kernel connected it to ({@link ChannelBinding}).
+     * A request head as our fetcher sends it over TIPC: without a UrlHash, bound with the job token {@code key} to
+     * {@code server}, the server socket the kernel connected it to ({@link ChannelBinding}).
      */
-    public static HttpHead boundRequest(String uri, String urlHash, String target, SecretKey key, String server) {
-        return bound(requestBuilder(uri, urlHash, target), uri, key, server);
+    public static HttpHead boundRequest(String uri, String target, SecretKey key, String server) {
+        return bound(requestBuilder(uri, null, target), uri, key, server);
     }
 
     /** {@link #boundRequest} with one more field, {@code name: value}. */
-    public static HttpHead boundRequest(String uri, String urlHash, String target, SecretKey key, String server,
-                                        String name, String value) {
-        return bound(requestBuilder(uri, urlHash, target).field(name, value), uri, key, server);
+    public static HttpHead boundRequest(String uri, String target, SecretKey key, String server, String name,
+                                        String value) {
+        return bound(requestBuilder(uri, null, target).field(name, value), uri, key, server);
     }
 
     /** {@link #boundRequest} asking for keep-alive, as our fetcher does with reuse on. */
-    public static HttpHead boundKeepAliveRequest(String uri, String urlHash, String target, SecretKey key,
-                                                 String server) {
-        return bound(requestBuilder(uri, urlHash, target).field("Connection", "keep-alive"), uri, key, server);
+    public static HttpHead boundKeepAliveRequest(String uri, String target, SecretKey key, String server) {
+        return bound(requestBuilder(uri, null, target).field("Connection", "keep-alive"), uri, key, server);
     }
 
     private static HttpHead bound(HttpHead.Builder request, String uri, SecretKey key, String server) {

@@ -23,11 +23,11 @@ public final class TipcExchange {
      * Sends our fetcher's request for {@code uri} to {@code service}, bound with the job token {@code key} to the
      * socket the kernel connected ({@link ChannelBinding}), and returns everything the server sent until it closed.
      */
-    public static byte[] boundUntilClosed(TipcServiceAddress service, String uri, String urlHash, String target,
-                                          SecretKey key) throws IOException {
+    public static byte[] boundUntilClosed(TipcServiceAddress service, String uri, String target, SecretKey key)
+            throws IOException {
         try (TipcSocketChannel ch = TipcSocketChannel.open(service)) {
             String server = ch.getPeerAddress().toString();
-            return untilClosed(ch, ShuffleHttp.boundRequest(uri, urlHash, target, key, server).encode());
+            return untilClosed(ch, ShuffleHttp.boundRequest(uri, target, key, server).encode());
         }
     }
 

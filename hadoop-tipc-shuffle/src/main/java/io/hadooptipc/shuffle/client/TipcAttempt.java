@@ -6,6 +6,7 @@ import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.TipcSocketAddress;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -248,11 +249,18 @@ final class TipcAttempt implements Closeable {
         return StreamExchange.send(s, requestHead(name, requestFields, s.server()));
     }
 
-    /** The request, bound with a fresh nonce to {@code server}, the socket the stream is connected to. */
+    /**
+     * The request, bound with a fresh nonce to {@code server}, the socket the stream is connected to. It carries
+     * the stock fetcher's fields but its UrlHash, which would open the NodeManager's HTTP/TCP port to whoever
+     * bound the name: the binding is the request's proof, and the server gives stock's handler the UrlHash.
+     */
     private HttpHead requestHead(ShuffleServiceName name, Map<String, List<String>> requestFields, String server) {
         HttpHead.Builder b = HttpHead.builder("GET " + url.getFile() + " HTTP/1.1")
                 .field("Host", url.getHost() + ":" + url.getPort());
         for (Map.Entry<String, List<String>> field : requestFields.entrySet()) {
+            if (SecureShuffleUtils.HTTP_HEADER_URL_HASH.equalsIgnoreCase(field.getKey())) {
+                continue; // valid on the NodeManager's HTTP/TCP port: never to a socket that has proven nothing
+            }
             for (String value : field.getValue()) {
                 b.field(field.getKey(), value);
             }

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
+import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.mapreduce.security.token.JobTokenSecretManager;
 import org.apache.hadoop.security.token.SecretManager;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.crypto.SecretKey;
 import java.io.IOException;
+import java.net.URL;
 import java.util.List;
 
 /**
@@ -27,6 +29,11 @@ import java.util.List;
  * {@link UnauthorizedAnswer} and closes. A request relayed by a process that bound our name, or
  * replayed from its socket, names that process's socket. Every response to a verified request carries
  * the reply MAC, the reducer's proof that it reached a holder of the job token.
+ * <p>
+ * A reducer sends no UrlHash over TIPC: stock's HTTP/TCP port takes it, and the socket a reducer
+ * reaches by name has proven nothing when the request goes out. So a verified request is given
+ * the UrlHash stock's handler checks, made here with the job token as the stock fetcher makes it,
+ * in place of any it carries; stock's handler then verifies it and signs its ReplyHash as ever.
  */
 final class ChannelBindingCheck extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelBindingCheck.class);
@@ -49,14 +56,20 @@ final class ChannelBindingCheck extends ChannelDuplexHandler {
 
     private final JobTokenSecretManager tokens;
     private final String server;
+    /** The NodeManager's HTTP port, which stock's UrlHash signs with the request target. */
+    private final int httpPort;
     /** The verified request's job token and nonce, until its response goes out (one request at a time). */
     private SecretKey token;
     private String nonce;
 
-    /** @param server this connection's {@link ServerSocket} identity */
-    ChannelBindingCheck(JobTokenSecretManager tokens, String server) {
+    /**
+     * @param server   this connection's {@link ServerSocket} identity
+     * @param httpPort the port of stock's HTTP/TCP shuffle, as stock's handler context has it
+     */
+    ChannelBindingCheck(JobTokenSecretManager tokens, String server, int httpPort) {
         this.tokens = tokens;
         this.server = server;
+        this.httpPort = httpPort;
     }
 
     @Override
@@ -73,7 +86,7 @@ final class ChannelBindingCheck extends ChannelDuplexHandler {
             String refused = refusal(request);
             if (refused != null) {
                 ReferenceCountUtil.release(msg);
-                LOG.info("TIPC shuffle request on socket {} refused: {}", server, refused);
+                LOG.info("TIPC shuffle request on socket {} refused: {}", server, LoggedText.of(refused));
                 Refusal.sendAndClose(ctx, Refusal.of(HttpResponseStatus.UNAUTHORIZED, UnauthorizedAnswer.TEXT));
                 return;
             }
@@ -100,6 +113,12 @@ final class ChannelBindingCheck extends ChannelDuplexHandler {
         }
         if (!ChannelBinding.requestVerifies(jobToken, request.uri(), requestNonce, server, mac)) {
             return "the channel binding does not verify for this socket (relayed, replayed or forged)";
+        }
+        try {
+            request.headers().set(SecureShuffleUtils.HTTP_HEADER_URL_HASH, SecureShuffleUtils.hashFromString(
+                    SecureShuffleUtils.buildMsgFrom(new URL("http", "", httpPort, request.uri())), jobToken));
+        } catch (IOException e) {
+            return "stock's UrlHash cannot be made for this request target: " + e.getMessage();
         }
         token = jobToken;
         nonce = requestNonce;

@@ -31,6 +31,7 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
     private final int gatherMaxBytes;
     private final JobTokenSecretManager tokens;
     private final ChannelBindingCheck.ServerSocket serverSocket;
+    private final int httpPort;
 
     /**
      * @param stock          stock's initializer, over a handler context without a connection limit
@@ -38,14 +39,16 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
      * @param gatherMaxBytes the largest map output {@link GatherSmallOutputs} sends with others, 0 for none
      * @param tokens         stock's job tokens, which bind requests to connections
      * @param serverSocket   what a connection's server socket is named in bindings ({@link ChannelBindingCheck#TIPC})
+     * @param httpPort       stock's HTTP/TCP shuffle port, which the UrlHash given to stock's handler signs
      */
     TipcShuffleChannelInitializer(ShuffleChannelInitializer stock, Set<String> identities, TipcShuffleMetrics metrics,
                                   long writeTimeoutMillis, long requestTimeoutMillis, int maxConnections,
                                   int gatherMaxBytes, JobTokenSecretManager tokens,
-                                  ChannelBindingCheck.ServerSocket serverSocket) {
+                                  ChannelBindingCheck.ServerSocket serverSocket, int httpPort) {
         this.stock = stock;
         this.tokens = tokens;
         this.serverSocket = serverSocket;
+        this.httpPort = httpPort;
         this.limit = new ConnectionLimit(maxConnections);
         this.identities = Collections.unmodifiableSet(new HashSet<>(identities));
         this.metrics = metrics;
@@ -67,7 +70,8 @@ final class TipcShuffleChannelInitializer extends ChannelInitializer<SocketChann
         pipeline.addBefore(STOCK_HANDLER, "tipc-one-request", new OneRequestAtATime());
         pipeline.addBefore(STOCK_HANDLER, "tipc-identity", new ServerIdentity(identities));
         // One getsockname(2) per connection; every request on it is checked against its result.
-        pipeline.addBefore(STOCK_HANDLER, "tipc-channel-binding", new ChannelBindingCheck(tokens, serverSocket.of(ch)));
+        pipeline.addBefore(STOCK_HANDLER, "tipc-channel-binding",
+                new ChannelBindingCheck(tokens, serverSocket.of(ch), httpPort));
         pipeline.addBefore(STOCK_HANDLER, "tipc-unauthorized", new UnauthorizedAnswer());
         pipeline.addBefore(STOCK_HANDLER, "tipc-metrics", new TransferMetrics(metrics));
         pipeline.addBefore(STOCK_HANDLER, "tipc-connection-limit", limit);

@@ -114,7 +114,7 @@ public class TipcShuffleHandler extends ShuffleHandler {
                         positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
                         TimeUnit.SECONDS.toMillis(context.connectionKeepAliveTimeOut), maxConnections,
                         conf.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES),
-                        context.secretManager, ChannelBindingCheck.TIPC), threads(conf));
+                        context.secretManager, ChannelBindingCheck.TIPC, context.port), threads(conf));
         ServiceNameWatch watch;
         try {
             watch = ServiceNameWatch.start(type, ours, server, tipcMetrics);

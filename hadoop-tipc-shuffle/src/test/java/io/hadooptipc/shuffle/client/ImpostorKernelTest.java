@@ -96,7 +96,8 @@ class ImpostorKernelTest {
      * The impostor relays each connection it is handed to the real server and back: the server refuses the
      * request, which names the impostor's socket, and the reducer, which gets no reply binding, sends it to the
      * name's publications directly until the real server answers. A request it captured and replays later from
-     * its own socket is refused too.
+     * its own socket is refused too, and so is the same request sent to the NodeManager's HTTP/TCP port: it
+     * carries no UrlHash, which stock's port would take.
      */
     @Test
     void aRelayGetsOnlyRefusalsAndItsReplayIsRefusedToo(@TempDir Path captured) throws Exception {
@@ -130,6 +131,14 @@ class ImpostorKernelTest {
         String answer = Testbed.output(replay, Duration.ofSeconds(60));
         assertTrue(answer.startsWith("HTTP/1.1 401 "), "the replay: " + answer);
         assertTrue(answer.length() < 1024, "a refusal, no map output: " + answer.length() + " bytes");
+
+        assertFalse(capturedRequest.contains(SecureShuffleUtils.HTTP_HEADER_URL_HASH + ":"),
+                "no UrlHash to an unproven socket: " + capturedRequest);
+        Process overTcp = Testbed.exec("n3", Testbed.python(), SCRIPT.toString(), "tcp-replay", SERVER_IP,
+                Integer.toString(port), request.toString());
+        String stockAnswer = Testbed.output(overTcp, Duration.ofSeconds(60));
+        assertTrue(stockAnswer.startsWith("HTTP/1.1 401 "), "the request over HTTP/TCP: " + stockAnswer);
+        assertTrue(stockAnswer.length() < 1024, "a refusal, no map output: " + stockAnswer.length() + " bytes");
     }
 
     /**

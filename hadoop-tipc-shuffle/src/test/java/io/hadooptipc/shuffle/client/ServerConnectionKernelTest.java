@@ -113,12 +113,11 @@ class ServerConnectionKernelTest {
     @Test
     void aConnectionOverTheLimitGets429AndStalledReducersBlockNobodyAndAreClosedAfterTheWriteTimeout() throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
-        String hash = ShuffleWire.urlHash(uri, port, outputs.key);
         try (Responses stalledA = new Responses(connect()); Responses stalledB = new Responses(connect());
              Responses reading = new Responses(connect())) {
             // As many reducers that never read as the server has threads.
             for (Responses stalled : new Responses[] {stalledA, stalledB}) {
-                stalled.channel.writeFully(ByteBuffer.wrap(ShuffleHttp.boundRequest(uri, hash, name().toString(),
+                stalled.channel.writeFully(ByteBuffer.wrap(ShuffleHttp.boundRequest(uri, name().toString(),
                         outputs.key, stalled.channel.getPeerAddress().toString()).encode()));
                 assertTrue(stalled.channel.awaitReadable(60_000), "the server answers");
             }
@@ -269,8 +268,8 @@ class ServerConnectionKernelTest {
         try (TipcSocketChannel channel = TipcSocketChannel.open(service())) {
             // Bound to this connection's server socket, as our fetcher binds it: unchanged, it is served.
             String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(1));
-            byte[] valid = ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key),
-                    name().toString(), outputs.key, channel.getPeerAddress().toString()).encode();
+            byte[] valid = ShuffleHttp.boundRequest(uri, name().toString(), outputs.key,
+                    channel.getPeerAddress().toString()).encode();
             return fuzzOnce(random, valid, channel);
         }
     }
@@ -456,7 +455,7 @@ class ServerConnectionKernelTest {
     /** Our fetcher's request for {@code map}'s partition, bound to the server socket of {@code connection}. */
     private static byte[] request(Responses connection, int map) throws IOException {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(map));
-        return ShuffleHttp.boundRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key), name().toString(), outputs.key,
+        return ShuffleHttp.boundRequest(uri, name().toString(), outputs.key,
                 connection.channel.getPeerAddress().toString()).encode();
     }
 

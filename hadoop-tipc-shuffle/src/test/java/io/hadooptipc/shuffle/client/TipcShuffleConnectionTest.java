@@ -107,7 +107,10 @@ class TipcShuffleConnectionTest {
         assertArrayEquals(body, readAll(c));
 
         assertEquals(self, tipc.requests.get(0).field(TipcShuffleConfig.TARGET_HEADER), "the identity meant");
-        assertEquals("the-url-hash", tipc.requests.get(0).field(SecureShuffleUtils.HTTP_HEADER_URL_HASH));
+        assertNull(tipc.requests.get(0).field(SecureShuffleUtils.HTTP_HEADER_URL_HASH),
+                "no UrlHash, which the NodeManager's HTTP/TCP port takes, to a socket not yet proven");
+        assertEquals(ShuffleHeader.DEFAULT_HTTP_HEADER_NAME, tipc.requests.get(0).field(ShuffleHeader.HTTP_HEADER_NAME),
+                "the stock fetcher's other fields");
         assertTrue(ChannelBinding.requestVerifies(SocketPairTransport.JOB_TOKEN, url.getFile(),
                 tipc.requests.get(0).field(ChannelBinding.NONCE_HEADER), ChannelStream.SERVER,
                 tipc.requests.get(0).field(ChannelBinding.REQUEST_HEADER)), "bound to the socket the stream reached");
@@ -660,6 +663,7 @@ class TipcShuffleConnectionTest {
         TipcShuffleConnection c = new TipcShuffleConnection(url, routes, streams, new TransferCounters(reporter),
                 u -> (HttpURLConnection) u.openConnection(), SocketPairTransport.JOB_TOKEN);
         c.addRequestProperty(SecureShuffleUtils.HTTP_HEADER_URL_HASH, "the-url-hash");
+        c.addRequestProperty(ShuffleHeader.HTTP_HEADER_NAME, ShuffleHeader.DEFAULT_HTTP_HEADER_NAME);
         c.setReadTimeout(10_000);
         return c;
     }

@@ -107,9 +107,8 @@ class TlsOverTipcKernelTest {
     @Test
     void aPlaintextRequestOverTipcGetsNoResponse() throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
-        String hash = ShuffleWire.urlHash(uri, port, outputs.key);
         TipcServiceAddress service = service();
-        byte[] answer = Testbed.on("n2", () -> TipcExchange.boundUntilClosed(service, uri, hash, name().toString(),
+        byte[] answer = Testbed.on("n2", () -> TipcExchange.boundUntilClosed(service, uri, name().toString(),
                 outputs.key));
         String text = new String(answer, StandardCharsets.ISO_8859_1);
         assertFalse(text.startsWith("HTTP/"), "no HTTP response to plaintext: " + text);

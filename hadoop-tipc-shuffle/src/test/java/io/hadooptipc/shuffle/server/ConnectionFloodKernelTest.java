@@ -104,10 +104,9 @@ class ConnectionFloodKernelTest {
                     Thread.sleep(200);
                 }
                 String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0));
-                String hash = ShuffleWire.urlHash(uri, port, outputs.key);
                 ShuffleHttp.Response r = Testbed.on("n2", () -> {
                     try (TipcSocketChannel c = TipcSocketChannel.open(service)) {
-                        c.writeFully(ByteBuffer.wrap(ShuffleHttp.boundRequest(uri, hash, name.toString(), outputs.key,
+                        c.writeFully(ByteBuffer.wrap(ShuffleHttp.boundRequest(uri, name.toString(), outputs.key,
                                 c.getPeerAddress().toString()).encode()));
                         return new ResponseReader(dst -> {
                             if (!c.awaitReadable(60_000)) {

@@ -135,8 +135,8 @@ class GatherSmallOutputsKernelTest {
             Testbed.on("n2", () -> Tipc.awaitPublished(service, Duration.ofSeconds(20)));
             String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
             try (TipcSocketChannel channel = Testbed.on("n2", () -> TipcSocketChannel.open(service))) {
-                byte[] request = ShuffleHttp.boundKeepAliveRequest(uri, ShuffleWire.urlHash(uri, port, outputs.key),
-                        name.toString(), outputs.key, channel.getPeerAddress().toString()).encode();
+                byte[] request = ShuffleHttp.boundKeepAliveRequest(uri, name.toString(), outputs.key,
+                        channel.getPeerAddress().toString()).encode();
                 ByteArrayOutputStream received = new ByteArrayOutputStream();
                 ResponseReader responses = new ResponseReader(dst -> {
                     if (!channel.awaitReadable(60_000)) {

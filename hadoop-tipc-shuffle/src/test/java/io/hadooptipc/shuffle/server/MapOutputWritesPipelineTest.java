@@ -281,15 +281,15 @@ class MapOutputWritesPipelineTest {
         try {
             Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
                     .childHandler(new TipcShuffleChannelInitializer(handler.pipeline(), Set.of(ME), metrics, 60_000,
-                            60_000, 0, gatherMaxBytes, handler.tokens(), TipcPipelineTest.LOOPBACK_PORT))
+                            60_000, 0, gatherMaxBytes, handler.tokens(), TipcPipelineTest.LOOPBACK_PORT,
+                            httpPort))
                     .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
             int port = ((InetSocketAddress) listener.localAddress()).getPort();
             String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, Arrays.stream(maps).mapToObj(ShuffleWire::map)
                     .toArray(String[]::new));
-            String urlHash = ShuffleWire.urlHash(uri, httpPort, outputs.key);
             byte[] request = (tcpAbove == null
-                    ? ShuffleHttp.boundRequest(uri, urlHash, ME, outputs.key, "tcp:" + port)
-                    : ShuffleHttp.boundRequest(uri, urlHash, ME, outputs.key, "tcp:" + port,
+                    ? ShuffleHttp.boundRequest(uri, ME, outputs.key, "tcp:" + port)
+                    : ShuffleHttp.boundRequest(uri, ME, outputs.key, "tcp:" + port,
                             TipcShuffleConfig.TCP_ABOVE_HEADER, tcpAbove)).encode();
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
