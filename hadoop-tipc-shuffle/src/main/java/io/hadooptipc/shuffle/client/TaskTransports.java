@@ -1,8 +1,11 @@
 package io.hadooptipc.shuffle.client;
 
+import io.hadooptipc.shuffle.KernelLinkCrypto;
 import io.hadooptipc.shuffle.TipcIslands;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Encryption;
+import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
+import io.hadooptipc.tipc.TipcAvailability;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.security.ssl.SSLFactory;
@@ -14,6 +17,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.URL;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 
 /**
@@ -48,6 +52,11 @@ public final class TaskTransports implements Closeable {
     }
 
     private static TaskTransports start(JobConf job, TransferCounters counters) throws IOException {
+        return start(job, counters, KernelLinkCrypto.KALLSYMS);
+    }
+
+    /** As {@link #start(JobConf, Reporter)}, reading whether this kernel can encrypt TIPC from {@code kallsyms}. */
+    static TaskTransports start(JobConf job, TransferCounters counters, Path kallsyms) throws IOException {
         Encryption encryption = Encryption.of(job);
         StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(job));
         SSLFactory ssl = null;
@@ -58,7 +67,10 @@ public final class TaskTransports implements Closeable {
         if (encryption != Encryption.NONE) {
             LOG.info("Encrypted shuffle: {} from hosts that publish it, stock HTTPS from the others", encryption.carried);
         }
-        TransportRoutes routes = TransportRoutes.start(job, counters);
+        TransportRoutes routes = encryption == Encryption.KERNEL ? unencryptedRoutes(job, counters, kallsyms) : null;
+        if (routes == null) {
+            routes = TransportRoutes.start(job, counters);
+        }
         routes.tcpAbove(job.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
         routes.islands(TipcIslands.forThisHost(job));
         StreamPool streams = StreamPool.of(job, transport, counters);
@@ -86,6 +98,23 @@ public final class TaskTransports implements Closeable {
      */
     public HttpURLConnection open(URL url, StockConnections stock, SecretKey jobToken) {
         return new TipcShuffleConnection(url, routes, streams, counters, stock, jobToken);
+    }
+
+    /**
+     * Where the links are declared encrypted but this node's kernel cannot encrypt TIPC, routes that send
+     * nothing over TIPC (in {@code tipc} mode every fetch fails, saying why): plain HTTP must not cross a link
+     * the declaration assumes encrypted. Null where the kernel can encrypt; whether a key is set, no kernel
+     * interface tells.
+     */
+    private static TransportRoutes unencryptedRoutes(JobConf job, TransferCounters counters, Path kallsyms) {
+        String unencrypted = KernelLinkCrypto.whyNotEncrypted(kallsyms);
+        if (unencrypted == null) {
+            return null;
+        }
+        String reason = "encrypted shuffle is required and " + TipcShuffleConfig.LINKS_ENCRYPTED
+                + " = true declares the TIPC links encrypted by the kernel, but on this node " + unencrypted;
+        return new TransportRoutes(Transport.of(job), new TipcAvailability(TipcAvailability.Level.UNAVAILABLE,
+                reason, 0, 0), counters);
     }
 
     /** The job's client SSL settings, as the stock fetcher loads them for HTTPS. */
