@@ -71,8 +71,16 @@ final class UdpBearerCheck {
         boolean declared = conf.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED);
         boolean kernelCrypto = KernelLinkCrypto.whyNotEncrypted(root.path(KernelLinkCrypto.KALLSYMS.toString())) == null;
         if (declared && kernelCrypto) {
-            return Check.ok(NAME, what + "; links declared encrypted (" + TipcShuffleConfig.LINKS_ENCRYPTED
-                    + " = true, unverified: see " + EncryptionCheck.NAME + ")");
+            // Tested in the testbed: a keyed node took plaintext discovery, link and name frames from an
+            // unprivileged UDP socket on another node (benchmarks/results/tipc-link-key-injection).
+            return new Check(NAME, Check.Status.WARN, what + "; links declared encrypted ("
+                    + TipcShuffleConfig.LINKS_ENCRYPTED + " = true, unverified: see " + EncryptionCheck.NAME + "), which"
+                    + " keeps TIPC's traffic from whoever reads the network but not plaintext TIPC frames from whoever"
+                    + " can send to this port: any process on any node, unprivileged, can add nodes, links and names"
+                    + " to this node and reset its links, though it reads nothing",
+                    "where the nodes share an Ethernet segment, use an eth bearer (sending raw frames takes"
+                            + " CAP_NET_RAW); otherwise let only the cluster's nodes reach UDP port " + portList
+                            + " and watch the names (" + PublishedNames.OWN + ")");
         }
         return new Check(NAME, Check.Status.WARN, what + "; the links are not declared encrypted"
                 + (kernelCrypto ? "" : " and this kernel shows no TIPC encryption")

@@ -315,8 +315,9 @@ class DistributionChecksTest {
                 "UDP port 6118 is bound on 0.0.0.0");
     }
 
+    /** The link key keeps TIPC's traffic from being read, not plaintext frames from being sent to the port. */
     @Test
-    void aUdpBearerOnOneAddressDeclaredEncryptedIsOk() {
+    void aUdpBearerOnOneAddressDeclaredEncryptedWarnsThatAnyProcessCanStillSendItFrames() {
         file("/proc/thread-self/net/udp6", UDP_HEADER
                 + "   5: 000080FE000000000000000001000000:17E6 00000000000000000000000000000000:0000 07 0 0 0 0 0 0 2 0 0\n");
         file("/proc/thread-self/net/udp", UDP_HEADER
@@ -325,7 +326,9 @@ class DistributionChecksTest {
         Configuration declared = new Configuration(false);
         declared.setBoolean("mapreduce.shuffle.tipc.links.encrypted", true);
         Check check = UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), declared, root, tipc(MULTICAST));
-        assertHas(check, Check.Status.OK, "bound on 10.0.210.5, fe80:0:0:0:0:0:0:1", "declared encrypted");
+        assertHas(check, Check.Status.WARN, "bound on 10.0.210.5, fe80:0:0:0:0:0:0:1", "declared encrypted",
+                "any process on any node, unprivileged");
+        assertTrue(check.fix().contains("eth bearer"), check.fix());
         assertFalse(check.finding().contains("every address"), check.finding());
         assertHas(UdpBearerCheck.of(Check.ok(BearerCheck.NAME, "udp:b1"), new Configuration(false), root, tipc(MULTICAST)),
                 Check.Status.WARN, "the links are not declared encrypted");
