@@ -319,15 +319,20 @@ class TipcFetcherTest {
         return (request, socket) -> SocketPairTransport.write(socket, answer(request, server, keepAlive));
     }
 
-    /** A 200 from {@code server} with the maps {@code request} names, signed with the job's key. */
+    /**
+     * A 200 from {@code server} with the maps {@code request} names, signed with the job's key as our server signs
+     * it: the request carries no UrlHash over TIPC, so the ReplyHash signs the one the stock fetcher made for the
+     * HTTP port its Host names.
+     */
     private static byte[] answer(HttpHead request, String server, boolean keepAlive) throws IOException {
         String uri = request.startLine().split(" ")[1];
+        String host = request.field("Host");
+        String urlHash = ShuffleWire.urlHash(uri, Integer.parseInt(host.substring(host.lastIndexOf(':') + 1)), KEY);
         Map<String, byte[]> outputs = new LinkedHashMap<>();
         for (String mapId : uri.substring(uri.indexOf("&map=") + 5).split(",")) {
             outputs.put(mapId, OUTPUTS[TaskAttemptID.forName(mapId).getTaskID().getId()]);
         }
-        String reply = SecureShuffleUtils.generateHash(
-                request.field(SecureShuffleUtils.HTTP_HEADER_URL_HASH).getBytes(StandardCharsets.UTF_8), KEY);
+        String reply = SecureShuffleUtils.generateHash(urlHash.getBytes(StandardCharsets.UTF_8), KEY);
         Map<String, String> fields = keepAlive
                 ? Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply, "Connection", "keep-alive")
                 : Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, reply);
