@@ -15,7 +15,8 @@ server's name {TYPE, INSTANCE} too, and the kernel then hands it a share of redu
       sends FILE (a request captured by relay) over TCP to IP:PORT, the NodeManager's HTTP shuffle
       port; writes what it answered to stdout and exits.
 
-relay and garbage print "ready" once the name is bound, then serve until killed.
+relay and garbage print "ready" once the name is bound, then serve until killed. Their INSTANCE may be a
+range, LOWER..UPPER, which they bind whole (0..4294967295: every instance of the type).
 """
 import os
 import signal
@@ -24,9 +25,13 @@ import sys
 import threading
 
 
-def bound(service_type, instance):
+def bound(service_type, instances):
+    lower, _, upper = instances.partition("..")  # not "-": callers may pass an instance signed
     listener = socket.socket(socket.AF_TIPC, socket.SOCK_STREAM)
-    listener.bind((socket.TIPC_ADDR_NAME, service_type, instance, 0))
+    if upper:
+        listener.bind((socket.TIPC_ADDR_NAMESEQ, service_type, int(lower), int(upper)))
+    else:
+        listener.bind((socket.TIPC_ADDR_NAME, service_type, int(lower), 0))
     listener.listen(64)
     print("ready", flush=True)
     return listener
@@ -140,7 +145,7 @@ def main():
     if sys.argv[1] == "tcp-replay":
         tcp_replay(sys.argv[2], int(sys.argv[3]), sys.argv[4])
         return
-    mode, service_type, instance = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    mode, service_type, instance = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if mode == "relay":
         relay(service_type, instance, int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     elif mode == "garbage":
