@@ -24,10 +24,6 @@ public final class TipcShuffleConfig {
     public static final String SERVICE_TYPE = "mapreduce.shuffle.tipc.service.type";
     public static final int DEFAULT_SERVICE_TYPE = 18700;
 
-    /** NodeManager: how long to watch the topology service for another holder of our names. */
-    public static final String COLLISION_CHECK_MS = "mapreduce.shuffle.tipc.collision-check.ms";
-    public static final int DEFAULT_COLLISION_CHECK_MS = 500;
-
     /** NodeManager: how long a TIPC response may wait for the reducer to take more bytes before the connection is closed. */
     public static final String WRITE_TIMEOUT_MS = "mapreduce.shuffle.tipc.write-timeout.ms";
     public static final int DEFAULT_WRITE_TIMEOUT_MS = 60_000;

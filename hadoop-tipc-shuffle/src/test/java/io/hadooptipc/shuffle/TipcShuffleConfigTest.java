@@ -17,7 +17,6 @@ class TipcShuffleConfigTest {
         shipped.addResource(TipcShuffleConfig.DEFAULT_RESOURCE);
         assertEquals(TipcShuffleConfig.DEFAULT_SERVER_ENABLED, shipped.getBoolean(TipcShuffleConfig.SERVER_ENABLED, false));
         assertEquals(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, shipped.getInt(TipcShuffleConfig.SERVICE_TYPE, -1));
-        assertEquals(TipcShuffleConfig.DEFAULT_COLLISION_CHECK_MS, shipped.getInt(TipcShuffleConfig.COLLISION_CHECK_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS, shipped.getInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, shipped.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS, shipped.getInt(TipcShuffleConfig.MAX_OPEN_CONNECTIONS, -1));
@@ -39,7 +38,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(15, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(14, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

@@ -13,9 +13,9 @@ import java.util.Set;
 /**
  * Who holds this NodeManager's shuffle names, from the topology service's reports of every binding:
  * its own listener, and any other socket. TIPC lets any process bind any name, and the kernel hands
- * such a holder a share of reducers' connections; reducers refuse it by the channel binding, so a
- * second holder costs fetches over HTTP/TCP, not data. A name taken at start is published once its
- * other holders are gone.
+ * such a holder a share of reducers' connections (all of them, where it binds a range the kernel's
+ * lookup tries first); reducers do not read an answer without the job token's channel binding and
+ * take the fetch to the listener's publication, so the listener publishes beside any other holder.
  */
 final class NameHolders {
     /** What the watch does about a change. */
@@ -23,15 +23,11 @@ final class NameHolders {
         void otherHolder(ShuffleServiceName name, TipcSocketAddress holder);
 
         void holderLeft(ShuffleServiceName name, TipcSocketAddress holder);
-
-        /** The last other holder of a name this NodeManager's listener does not hold left: bind it. */
-        void unheld(ShuffleServiceName name);
     }
 
     private static final class Holders {
         final ShuffleServiceName name;
         final Set<TipcSocketAddress> others = new LinkedHashSet<>();
-        boolean ours;
 
         Holders(ShuffleServiceName name) {
             this.name = name;
@@ -42,7 +38,7 @@ final class NameHolders {
     private final Actions actions;
     private final Map<Integer, Holders> byInstance = new HashMap<>();
 
-    /** {@code names}, one per instance, as this NodeManager would publish them on {@code listener}. */
+    /** {@code names}, one per instance, as this NodeManager publishes them on {@code listener}. */
     NameHolders(TipcSocketAddress listener, List<ShuffleServiceName> names, Actions actions) {
         this.listener = listener;
         this.actions = actions;
@@ -55,28 +51,15 @@ final class NameHolders {
 
     void published(int instance, TipcSocketAddress socket) {
         Holders holders = byInstance.get(instance);
-        if (holders == null) {
-            return;
-        }
-        if (socket.equals(listener)) {
-            holders.ours = true;
-        } else if (holders.others.add(socket)) {
+        if (holders != null && !socket.equals(listener) && holders.others.add(socket)) {
             actions.otherHolder(holders.name, socket);
         }
     }
 
     void withdrawn(int instance, TipcSocketAddress socket) {
         Holders holders = byInstance.get(instance);
-        if (holders == null) {
-            return;
-        }
-        if (socket.equals(listener)) {
-            holders.ours = false; // the listener closing: nothing to publish again
-        } else if (holders.others.remove(socket)) {
+        if (holders != null && holders.others.remove(socket)) {
             actions.holderLeft(holders.name, socket);
-            if (!holders.ours && holders.others.isEmpty()) {
-                actions.unheld(holders.name);
-            }
         }
     }
 

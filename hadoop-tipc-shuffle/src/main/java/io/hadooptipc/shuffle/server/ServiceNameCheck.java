@@ -2,26 +2,19 @@ package io.hadooptipc.shuffle.server;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.tipc.Tipc;
-import io.hadooptipc.tipc.TipcServiceRange;
-import io.hadooptipc.tipc.TipcTopologyChannel;
-import io.hadooptipc.tipc.TipcTopologyEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Start-up check that nobody else already publishes our shuffle names. The
- * topology service reports every existing binding of a subscribed range at once,
- * then a timeout event: a name with a binding before its timeout is taken (another
- * NodeManager whose address and port hash to the same instance, a stale
- * configuration, or a process that took it), and is not published a second time;
- * {@link ServiceNameWatch} publishes it once it is free.
+ * Start-up check of this NodeManager's own shuffle names: two of its addresses whose names hash to
+ * one instance cannot both be published. Whoever else binds a name does not keep it from being
+ * published: {@link ServiceNameWatch} counts and reports such holders.
  */
 final class ServiceNameCheck {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceNameCheck.class);
@@ -46,39 +39,6 @@ final class ServiceNameCheck {
             }
         }
         return distinct;
-    }
-
-    /** The names in {@code names} (one by instance) that no socket in the cluster has bound yet. */
-    static List<ShuffleServiceName> unclaimed(int serviceType, List<ShuffleServiceName> names, Duration wait)
-            throws IOException {
-        List<ShuffleServiceName> free = new ArrayList<>();
-        try (TipcTopologyChannel topology = TipcTopologyChannel.open()) {
-            Map<Integer, ShuffleServiceName> pending = new HashMap<>();
-            for (ShuffleServiceName name : names) {
-                pending.put(name.instance(), name);
-                topology.subscribe(TipcServiceRange.of(serviceType, name.instance(), name.instance()),
-                        TipcTopologyChannel.Mode.EVERY_BINDING, wait);
-            }
-            while (!pending.isEmpty()) {
-                TipcTopologyEvent event = topology.receive(wait.multipliedBy(4));
-                if (event == null) {
-                    throw new IOException("topology service sent no timeout event for " + pending.values());
-                }
-                int instance = event.subscription().range().lower();
-                ShuffleServiceName name = pending.remove(instance);
-                if (name == null) {
-                    continue; // a later event of a name already decided
-                }
-                if (event.kind() == TipcTopologyEvent.Kind.TIMEOUT) {
-                    free.add(name);
-                } else {
-                    LOG.error("TIPC shuffle name {} for {} is already published by node {}: not publishing it"
-                                    + " until it is free; reducers reach {} over HTTP/TCP meanwhile",
-                            name.tipcAddress(serviceType), name, nodeName(event.node()), name);
-                }
-            }
-        }
-        return free;
     }
 
     /** The node's identity for a log line; its hex address when the identity cannot be read. */

@@ -15,9 +15,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The NodeManager's watch on its own shuffle names for as long as it serves: a topology
- * subscription on each name, which reports every socket that binds or unbinds it. Another holder
- * is a WARN line and the {@value TipcShuffleMetrics#NAME_OTHER_HOLDERS} gauge; a name taken at
- * start is published once its holders are gone. One thread, blocked on the topology connection.
+ * subscription on each name, which reports every socket that binds or unbinds it, those bound
+ * before the NodeManager started included. Another holder is a WARN line and the
+ * {@value TipcShuffleMetrics#NAME_OTHER_HOLDERS} gauge. One thread, blocked on the topology connection.
  */
 final class ServiceNameWatch implements Closeable, NameHolders.Actions {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceNameWatch.class);
@@ -25,26 +25,24 @@ final class ServiceNameWatch implements Closeable, NameHolders.Actions {
     static final String THREAD_NAME = "TIPC name watch";
 
     private final int serviceType;
-    private final TipcShuffleServer server;
     private final TipcShuffleMetrics metrics;
     private final TipcTopologyChannel topology;
     private final NameHolders holders;
     private final Thread thread;
     private volatile boolean closing;
 
-    private ServiceNameWatch(int serviceType, List<ShuffleServiceName> names, TipcShuffleServer server,
+    private ServiceNameWatch(int serviceType, List<ShuffleServiceName> names, TipcSocketAddress listener,
                              TipcShuffleMetrics metrics, TipcTopologyChannel topology) {
         this.serviceType = serviceType;
-        this.server = server;
         this.metrics = metrics;
         this.topology = topology;
-        this.holders = new NameHolders(server.listenerAddress(), names, this);
+        this.holders = new NameHolders(listener, names, this);
         this.thread = new Thread(this::watch, THREAD_NAME);
         thread.setDaemon(true);
     }
 
-    /** Watches {@code names} (one per instance: those {@code server} publishes and those taken at start). */
-    static ServiceNameWatch start(int serviceType, List<ShuffleServiceName> names, TipcShuffleServer server,
+    /** Watches {@code names} (one per instance), which {@code listener} publishes. */
+    static ServiceNameWatch start(int serviceType, List<ShuffleServiceName> names, TipcSocketAddress listener,
                                   TipcShuffleMetrics metrics) throws IOException {
         TipcTopologyChannel topology = TipcTopologyChannel.open();
         try {
@@ -52,7 +50,7 @@ final class ServiceNameWatch implements Closeable, NameHolders.Actions {
                 topology.subscribe(TipcServiceRange.of(serviceType, name.instance(), name.instance()),
                         TipcTopologyChannel.Mode.EVERY_BINDING);
             }
-            ServiceNameWatch watch = new ServiceNameWatch(serviceType, names, server, metrics, topology);
+            ServiceNameWatch watch = new ServiceNameWatch(serviceType, names, listener, metrics, topology);
             watch.thread.start();
             return watch;
         } catch (IOException | RuntimeException e) {
@@ -83,31 +81,20 @@ final class ServiceNameWatch implements Closeable, NameHolders.Actions {
 
     @Override
     public void otherHolder(ShuffleServiceName name, TipcSocketAddress holder) {
-        LOG.warn("TIPC shuffle name {} of {} is also bound by {}: any process may bind a TIPC name, and the kernel"
-                        + " may hand it reducers' connections; they refuse it by the job token's channel binding and"
-                        + " fetch from this node over HTTP/TCP. Find its process with `tipc socket list` on that node",
-                name.tipcAddress(serviceType), name, socketName(holder));
+        LOG.warn("TIPC shuffle name {} is also bound by {}: any process may bind a TIPC name (and another"
+                        + " NodeManager's name may hash alike), and the kernel may hand it reducers' connections;"
+                        + " they do not read its answers without the job token's channel binding and fetch from"
+                        + " this NodeManager's own publication. Find its process with `tipc socket list` on that"
+                        + " node", shown(name), socketName(holder));
     }
 
     @Override
     public void holderLeft(ShuffleServiceName name, TipcSocketAddress holder) {
-        LOG.info("TIPC shuffle name {} of {} is no longer bound by {}", name.tipcAddress(serviceType), name,
-                socketName(holder));
+        LOG.info("TIPC shuffle name {} is no longer bound by {}", shown(name), socketName(holder));
     }
 
-    @Override
-    public void unheld(ShuffleServiceName name) {
-        if (closing) {
-            return;
-        }
-        try {
-            server.publish(name.tipcAddress(serviceType), name.scope());
-            LOG.info("TIPC shuffle publishing {} as {} ({}): nobody else binds it now", name,
-                    name.tipcAddress(serviceType), name.scope());
-        } catch (IOException e) {
-            LOG.error("TIPC shuffle name {} of {} is free, but publishing it failed: {}",
-                    name.tipcAddress(serviceType), name, e.toString());
-        }
+    private String shown(ShuffleServiceName name) {
+        return name.tipcAddress(serviceType) + " of " + name;
     }
 
     private static String socketName(TipcSocketAddress socket) {

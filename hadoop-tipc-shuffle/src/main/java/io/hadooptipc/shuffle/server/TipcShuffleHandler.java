@@ -16,7 +16,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -85,21 +84,14 @@ public class TipcShuffleHandler extends ShuffleHandler {
         }
         int port = deserializeMetaData(getMetaData());
         int type = TipcShuffleConfig.serviceType(conf);
-        Duration check = Duration.ofMillis(conf.getInt(TipcShuffleConfig.COLLISION_CHECK_MS,
-                TipcShuffleConfig.DEFAULT_COLLISION_CHECK_MS));
-        List<ShuffleServiceName> ours = ServiceNameCheck.oneByInstance(ShuffleServiceName.ofThisHost(port));
-        List<ShuffleServiceName> names = ServiceNameCheck.unclaimed(type, ours, check);
-        if (ours.isEmpty()) {
+        // Published whoever else binds them: reducers walk past a holder that does not prove the job token.
+        List<ShuffleServiceName> names = ServiceNameCheck.oneByInstance(ShuffleServiceName.ofThisHost(port));
+        if (names.isEmpty()) {
             LOG.warn("TIPC shuffle not started: this node has no address to name its shuffle by");
             return null;
         }
-        if (names.isEmpty()) {
-            LOG.warn("TIPC shuffle serving no name yet: every name of this node is taken (see errors above),"
-                    + " each is published once it is free");
-        }
-        // Which hosts this server is: every address, whether its name is published now or later.
         Set<String> identities = new LinkedHashSet<>();
-        ours.forEach(n -> identities.add(n.toString()));
+        names.forEach(n -> identities.add(n.toString()));
         ShuffleChannelHandlerContext context = tipcContext(port);
         int maxConnections = conf.getInt(MAX_SHUFFLE_CONNECTIONS, DEFAULT_MAX_SHUFFLE_CONNECTIONS);
         int maxOpen = positive(conf, TipcShuffleConfig.MAX_OPEN_CONNECTIONS, TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS);
@@ -117,7 +109,7 @@ public class TipcShuffleHandler extends ShuffleHandler {
                         context.secretManager, ChannelBindingCheck.TIPC, context.port), threads(conf));
         ServiceNameWatch watch;
         try {
-            watch = ServiceNameWatch.start(type, ours, server, tipcMetrics);
+            watch = ServiceNameWatch.start(type, names, server.listenerAddress(), tipcMetrics);
         } catch (IOException | RuntimeException e) {
             closeQuietly(server);
             throw e;

@@ -1,10 +1,7 @@
 package io.hadooptipc.shuffle.server;
 
 import io.hadooptipc.shuffle.ShuffleServiceName;
-import io.hadooptipc.tipc.Tipc;
-import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
-import io.hadooptipc.tipc.TipcServiceAddress;
 import io.hadooptipc.tipc.TipcSocketAddress;
 import io.hadooptipc.tipc.TipcSocketOptions;
 import io.netty.bootstrap.ServerBootstrap;
@@ -39,20 +36,16 @@ public final class TipcShuffleServer implements Closeable {
 
     private final EventLoopGroup loops;
     private final Channel listener;
-    private final int listenerDescriptor;
     private final TipcSocketAddress listenerAddress;
 
-    private TipcShuffleServer(EventLoopGroup loops, Channel listener, int listenerDescriptor,
-                              TipcSocketAddress listenerAddress) {
+    private TipcShuffleServer(EventLoopGroup loops, Channel listener, TipcSocketAddress listenerAddress) {
         this.loops = loops;
         this.listener = listener;
-        this.listenerDescriptor = listenerDescriptor;
         this.listenerAddress = listenerAddress;
     }
 
     /**
-     * Listens on every name, each in its own scope (none is a listener that {@link #publish} gives names
-     * later), and serves connections through {@code pipeline};
+     * Listens on every name, each in its own scope, and serves connections through {@code pipeline};
      * {@code cap} closes those accepted over it.
      */
     static TipcShuffleServer start(int serviceType, List<ShuffleServiceName> names, OpenConnectionCap cap,
@@ -85,7 +78,7 @@ public final class TipcShuffleServer implements Closeable {
                     .handler(cap)
                     .childHandler(pipeline)
                     .register().sync().channel();
-            return new TipcShuffleServer(loops, listener, fd, address);
+            return new TipcShuffleServer(loops, listener, address);
         } catch (Exception e) { // a failed registration closed the listener
             loops.shutdownGracefully(0, STOP_SECONDS, TimeUnit.SECONDS);
             if (e instanceof InterruptedException) {
@@ -112,14 +105,6 @@ public final class TipcShuffleServer implements Closeable {
     /** The listener's {ref, node}: the socket the topology service reports as binding this server's names. */
     TipcSocketAddress listenerAddress() {
         return listenerAddress;
-    }
-
-    /** Publishes one more name on the listener, which goes on serving its others. */
-    void publish(TipcServiceAddress name, TipcScope scope) throws IOException {
-        if (!listener.isOpen()) {
-            throw new IOException("the TIPC shuffle listener is closed");
-        }
-        Tipc.publish(listenerDescriptor, name, scope);
     }
 
     /** Withdraws the names and closes every connection, waiting up to 10 s for responses under way. */

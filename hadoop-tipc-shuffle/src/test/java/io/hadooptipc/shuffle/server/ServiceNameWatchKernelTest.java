@@ -1,16 +1,13 @@
 package io.hadooptipc.shuffle.server;
 
-import io.hadooptipc.shuffle.NameBindings;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.testbed.MapOutputFixture;
 import io.hadooptipc.testbed.Testbed;
 import io.hadooptipc.testbed.TestbedNetwork;
-import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcScope;
 import io.hadooptipc.tipc.TipcServerSocketChannel;
 import io.hadooptipc.tipc.TipcServiceAddress;
-import io.hadooptipc.tipc.TipcServiceRange;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.Tag;
@@ -27,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The handler in n1 watches its own names while it serves: a socket in n2 that binds one is
- * counted until it leaves, and a name taken before the handler started is published once free.
+ * counted until it leaves (SquatBeforeStartKernelTest: one bound before the handler starts).
  */
 @Tag("tipc-kernel")
 class ServiceNameWatchKernelTest {
@@ -56,38 +53,9 @@ class ServiceNameWatchKernelTest {
         }
     }
 
-    @Test
-    void aNameTakenBeforeTheHandlerStartsIsPublishedOnceFree() throws Exception {
-        // Any instance of the type: whatever port the handler gets, n1's address's name is taken.
-        TipcServerSocketChannel squatter = Testbed.on("n2", () -> TipcServerSocketChannel.open()
-                .bind(TipcServiceRange.all(TYPE), TipcScope.CLUSTER));
-        TipcShuffleHandler handler = null;
-        try {
-            handler = new MapOutputFixture(local, 1, 1, 1024).serveIn("n1", TipcShuffleHandler::new,
-                    new YarnConfiguration());
-            TipcServiceAddress service = nameOfN1(handler).tipcAddress(TYPE);
-            TipcShuffleHandler started = handler;
-            awaitValue(1, () -> started.tipcMetrics().nameOtherHolders(), "the squatter counted");
-            int n1 = n1Node();
-            assertFalse(Testbed.on("n2", () -> NameBindings.boundBy(service, n1, Duration.ofSeconds(1))),
-                    "n1 does not publish a name someone holds");
-            squatter.close();
-            awaitValue(0, () -> started.tipcMetrics().nameOtherHolders(), "the squatter gone");
-            assertTrue(Testbed.on("n2", () -> NameBindings.boundBy(service, n1, Duration.ofSeconds(20))),
-                    "n1 publishes its name once it is free");
-        } finally {
-            squatter.close();
-            MapOutputFixture.stopIn("n1", handler);
-        }
-    }
-
     private static ShuffleServiceName nameOfN1(ShuffleHandler handler) throws Exception {
         int port = ShuffleHandler.deserializeMetaData(handler.getMetaData());
         return ShuffleServiceName.of(InetAddress.getByName(TestbedNetwork.node(1)), port);
-    }
-
-    private static int n1Node() throws Exception {
-        return Testbed.on("n1", Tipc::ownNodeAddress);
     }
 
     private static void awaitValue(int expected, IntSupplier value, String what) throws InterruptedException {
