@@ -10,14 +10,19 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The NodeManager's watch on its own shuffle names for as long as it serves: a topology
  * subscription on each name, which reports every socket that binds or unbinds it, those bound
- * before the NodeManager started included. Another holder is a WARN line and the
- * {@value TipcShuffleMetrics#NAME_OTHER_HOLDERS} gauge. One thread, blocked on the topology connection.
+ * before the NodeManager started included. Another holder is counted in the
+ * {@value TipcShuffleMetrics#NAME_OTHER_HOLDERS} gauge and the
+ * {@value TipcShuffleMetrics#NAME_OTHER_HOLDERS_SEEN} counter, and WARNed of as
+ * {@link NewHolderWarnings} allows. One thread, blocked on the topology connection.
  */
 final class ServiceNameWatch implements Closeable, NameHolders.Actions {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceNameWatch.class);
@@ -28,6 +33,11 @@ final class ServiceNameWatch implements Closeable, NameHolders.Actions {
     private final TipcShuffleMetrics metrics;
     private final TipcTopologyChannel topology;
     private final NameHolders holders;
+    private final NewHolderWarnings warnings = new NewHolderWarnings(NewHolderWarnings.INTERVAL);
+    /** Holders WARNed of one by one, by {@link #key}: their leaving is logged too; summaries count the others. */
+    private final Set<String> warnedOf = new HashSet<>();
+    private ShuffleServiceName latestNotWarnedOfName;
+    private TipcSocketAddress latestNotWarnedOf;
     private final Thread thread;
     private volatile boolean closing;
 
@@ -62,14 +72,25 @@ final class ServiceNameWatch implements Closeable, NameHolders.Actions {
     private void watch() {
         try {
             for (;;) {
-                TipcTopologyEvent event = topology.receive();
-                int instance = event.subscription().range().lower();
-                if (event.kind() == TipcTopologyEvent.Kind.PUBLISHED) {
-                    holders.published(instance, event.socket());
-                } else if (event.kind() == TipcTopologyEvent.Kind.WITHDRAWN) {
-                    holders.withdrawn(instance, event.socket());
+                Duration untilSummary = warnings.untilSummary(System.nanoTime());
+                TipcTopologyEvent event = untilSummary == null ? topology.receive() : topology.receive(untilSummary);
+                if (event != null) {
+                    int instance = event.subscription().range().lower();
+                    if (event.kind() == TipcTopologyEvent.Kind.PUBLISHED) {
+                        holders.published(instance, event.socket());
+                    } else if (event.kind() == TipcTopologyEvent.Kind.WITHDRAWN) {
+                        holders.withdrawn(instance, event.socket());
+                    }
+                    metrics.nameOtherHolders.set(holders.otherHolders());
                 }
-                metrics.nameOtherHolders.set(holders.otherHolders());
+                int notWarnedOf = warnings.summarize(System.nanoTime());
+                if (notWarnedOf > 0) {
+                    LOG.warn("TIPC shuffle names of this node: {} more sockets bound them in the last {} s, not"
+                                    + " logged one by one (each counted in {}), the latest {} by {}; {} other sockets"
+                                    + " bind them now", notWarnedOf, NewHolderWarnings.INTERVAL.getSeconds(),
+                            TipcShuffleMetrics.NAME_OTHER_HOLDERS_SEEN, shown(latestNotWarnedOfName),
+                            socketName(latestNotWarnedOf), holders.otherHolders());
+                }
             }
         } catch (IOException | RuntimeException e) {
             if (!closing) {
@@ -81,16 +102,31 @@ final class ServiceNameWatch implements Closeable, NameHolders.Actions {
 
     @Override
     public void otherHolder(ShuffleServiceName name, TipcSocketAddress holder) {
+        metrics.nameOtherHoldersSeen.incr();
+        if (!warnings.warnOf(System.nanoTime())) {
+            latestNotWarnedOfName = name;
+            latestNotWarnedOf = holder;
+            return;
+        }
+        warnedOf.add(key(name, holder));
         LOG.warn("TIPC shuffle name {} is also bound by {}: any process may bind a TIPC name (and another"
                         + " NodeManager's name may hash alike), and the kernel may hand it reducers' connections;"
                         + " they do not read its answers without the job token's channel binding and fetch from"
                         + " this NodeManager's own publication. Find its process with `tipc socket list` on that"
-                        + " node", shown(name), socketName(holder));
+                        + " node (new holders: one line at most every {} s, each counted in {})", shown(name),
+                socketName(holder), NewHolderWarnings.INTERVAL.getSeconds(),
+                TipcShuffleMetrics.NAME_OTHER_HOLDERS_SEEN);
     }
 
     @Override
     public void holderLeft(ShuffleServiceName name, TipcSocketAddress holder) {
-        LOG.info("TIPC shuffle name {} is no longer bound by {}", shown(name), socketName(holder));
+        if (warnedOf.remove(key(name, holder))) {
+            LOG.info("TIPC shuffle name {} is no longer bound by {}", shown(name), socketName(holder));
+        }
+    }
+
+    private static String key(ShuffleServiceName name, TipcSocketAddress holder) {
+        return name.instance() + " " + holder;
     }
 
     private String shown(ShuffleServiceName name) {

@@ -19,6 +19,7 @@ public final class TipcShuffleMetrics implements MetricsSource {
     public static final String CONNECTIONS_OVER_CAP = "ShuffleConnectionsOverCap";
     public static final String NOT_SERVED_UNENCRYPTED = "NotServedLinksUnencrypted";
     public static final String NAME_OTHER_HOLDERS = "ShuffleNameOtherHolders";
+    public static final String NAME_OTHER_HOLDERS_SEEN = "ShuffleNameOtherHoldersSeen";
 
     private final MetricsRegistry registry = new MetricsRegistry(NAME)
             .setContext("mapred").tag("Transport", "Shuffle transport", "tipc");
@@ -43,6 +44,9 @@ public final class TipcShuffleMetrics implements MetricsSource {
                     + " encryption, so nothing is served over TIPC", 0);
     final MutableGaugeInt nameOtherHolders = registry.newGauge(NAME_OTHER_HOLDERS,
             "Sockets other than this NodeManager's listener that bind its TIPC shuffle names", 0);
+    final MutableCounterLong nameOtherHoldersSeen = registry.newCounter(NAME_OTHER_HOLDERS_SEEN,
+            "Bindings of this NodeManager's TIPC shuffle names by other sockets seen since it started, each"
+                    + " socket once per name, whether or not its WARN line was written", 0L);
     final MutableGaugeInt openConnections =
             registry.newGauge("ShuffleOpenConnections", "Open TIPC shuffle connections", 0);
 
@@ -87,6 +91,11 @@ public final class TipcShuffleMetrics implements MetricsSource {
     /** Sockets other than the listener that bind this NodeManager's shuffle names, right now. */
     public int nameOtherHolders() {
         return nameOtherHolders.value();
+    }
+
+    /** Other sockets seen binding this NodeManager's shuffle names since it started, each once per name. */
+    public long nameOtherHoldersSeen() {
+        return nameOtherHoldersSeen.value();
     }
 
     public int requestsRejected() {

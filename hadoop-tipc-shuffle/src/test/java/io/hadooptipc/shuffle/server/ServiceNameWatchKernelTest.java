@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.IntSupplier;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,6 +45,7 @@ class ServiceNameWatchKernelTest {
                     .bind(service, TipcScope.CLUSTER));
             try {
                 awaitValue(1, () -> handler.tipcMetrics().nameOtherHolders(), "the other holder counted");
+                assertEquals(1, handler.tipcMetrics().nameOtherHoldersSeen(), "and counted among those seen");
             } finally {
                 impostor.close();
             }
