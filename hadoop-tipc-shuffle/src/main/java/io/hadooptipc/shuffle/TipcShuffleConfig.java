@@ -68,6 +68,32 @@ public final class TipcShuffleConfig {
     public static final boolean DEFAULT_TOPOLOGY_ENABLED = true;
 
     /**
+     * Job: how long each TIPC socket a fetch tries has, from its connect (or, kept alive, from the request) to a
+     * whole response head that proves the job token; then it is closed and the fetch tries the name's other
+     * publications. Our server sends the head once it has read the map outputs' index records, in milliseconds;
+     * an impostor that sends a byte at a time never gets longer than this.
+     */
+    public static final String PROOF_SOCKET_TIMEOUT_MS = "mapreduce.shuffle.tipc.proof.socket-timeout.ms";
+    public static final long DEFAULT_PROOF_SOCKET_TIMEOUT_MS = 30_000;
+
+    /**
+     * Job: how long a fetch's whole TIPC attempt has, the socket its name leads to and the walk over the name's
+     * other publications, to a response head that proves the job token; then it goes over HTTP/TCP ({@code auto})
+     * or fails ({@code tipc}). A third of stock's 180 s read timeout: two sockets' worth.
+     */
+    public static final String PROOF_TIMEOUT_MS = "mapreduce.shuffle.tipc.proof.timeout.ms";
+    public static final long DEFAULT_PROOF_TIMEOUT_MS = 60_000;
+
+    /**
+     * Job, {@code auto} transport: a host whose fetch went over HTTP/TCP before any socket at its name proved the
+     * job token (a failed connect or TLS handshake, an answer without the proof, none in time) goes back to TIPC
+     * after this long, or as soon as a socket publishes its name, whichever comes first: any process may cause
+     * such a fallback by binding the name.
+     */
+    public static final String UNPROVEN_HOLD_MS = "mapreduce.shuffle.tipc.unproven.hold.ms";
+    public static final long DEFAULT_UNPROVEN_HOLD_MS = 30_000;
+
+    /**
      * Job: keep TIPC streams open after a response read to its end and send the host's next
      * request on one. Our TIPC server keeps every connection alive, as stock's does with
      * {@code mapreduce.shuffle.connection-keep-alive.enable}.

@@ -27,6 +27,10 @@ class TipcShuffleConfigTest {
         assertEquals(TipcShuffleConfig.DEFAULT_ISLAND_LEVEL, shipped.getInt(TipcShuffleConfig.ISLAND_LEVEL, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
+        assertEquals(TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS,
+                shipped.getLong(TipcShuffleConfig.PROOF_SOCKET_TIMEOUT_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS, shipped.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS, shipped.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.REUSE_ENABLED, !TipcShuffleConfig.DEFAULT_REUSE_ENABLED));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_MAX_IDLE_PER_HOST, shipped.getInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1));
@@ -38,7 +42,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(14, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(17, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

@@ -81,6 +81,8 @@ final class StreamPool implements Closeable {
     private final AtomicLong openedAhead = new AtomicLong();
     private final AtomicLong aheadUsed = new AtomicLong();
     private final AtomicBoolean unprovenSkipped = new AtomicBoolean();
+    /** Publications that did not prove the job token when a fetch connected to them: tried last. */
+    private final Set<TipcSocketAddress> unprovenPublications = ConcurrentHashMap.newKeySet();
     /** The hosts a fetch has asked a stream for: none is opened ahead to them. */
     private final Set<ShuffleServiceName> asked = ConcurrentHashMap.newKeySet();
     /** The first fetch's timeouts, which streams opened ahead take (every fetcher of a task has the same). */
@@ -190,9 +192,33 @@ final class StreamPool implements Closeable {
         return unprovenSkipped.compareAndSet(false, true);
     }
 
-    /** The sockets that publish the host's name now ({@link StreamTransport#publications}). */
+    /**
+     * The sockets that publish the host's name now ({@link StreamTransport#publications}), those that did not prove
+     * the job token to an earlier fetch of this task last: each costs a fetch up to its proof timeout.
+     */
     List<TipcSocketAddress> publications(ShuffleServiceName name) throws IOException {
-        return transport.publications(name);
+        List<TipcSocketAddress> all = transport.publications(name);
+        List<TipcSocketAddress> ordered = new ArrayList<>(all.size());
+        for (TipcSocketAddress p : all) {
+            if (!unprovenPublications.contains(p)) {
+                ordered.add(p);
+            }
+        }
+        for (TipcSocketAddress p : all) {
+            if (unprovenPublications.contains(p)) {
+                ordered.add(p);
+            }
+        }
+        return ordered;
+    }
+
+    /** Whether {@code publication} proved the job token to the last fetch that connected to it. */
+    void proved(TipcSocketAddress publication, boolean proved) {
+        if (proved) {
+            unprovenPublications.remove(publication);
+        } else {
+            unprovenPublications.add(publication);
+        }
     }
 
     /** Connects a new stream to one of the host's {@link #publications}. */

@@ -17,9 +17,13 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.net.SocketTimeoutException;
 import java.nio.channels.AsynchronousCloseException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -30,9 +34,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code tipc} mode, or once the fetcher has disconnected, the failure is the
  * fetcher's, under the stock retry rules. Every response that is not a
  * {@link Misdirection} is the fetcher's too, whatever its status, once it proves that the server
- * socket the kernel connected holds the job token ({@link ChannelBinding}): a response that does not
- * is another process's, which is not read further; the request then goes to each other socket that
- * publishes the name, and falls back like a TIPC failure when none proves it.
+ * socket the kernel connected holds the job token ({@link ChannelBinding}). Anything short of that proof
+ * may be another process's that bound the name: its answer is not read further, and the request goes to
+ * each other socket that publishes the name, each socket within its proof timeout and all within the
+ * attempt's ({@link TransportRoutes#proofBounds}); it falls back like a TIPC failure when none proves it.
  * <p>
  * The request goes on a kept-alive stream from the {@link StreamPool} when there is one;
  * if that stream turns out closed by the server before any byte of a response, the
@@ -131,13 +136,62 @@ final class TipcAttempt implements Closeable {
         counters.fallback(why);
     }
 
+    /**
+     * The response of the first socket that proves the job token: the one the name leads to (or a kept-alive stream
+     * to it), else each other socket that publishes the name, each within the proof timeout of a socket and all
+     * within that of the attempt. Whatever comes before a proof (a failed connect or TLS handshake, an answer
+     * without the reply binding, a 421 or another server named, a close, a head cut short or garbled, none in
+     * time) is another process's as likely as the server's, so it is walked past, not believed.
+     */
     private StreamExchange exchange(ShuffleServiceName name, Map<String, List<String>> request, Timeouts timeouts)
             throws Failure {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(routes.proofMillis());
         StreamExchange answer = null;
+        Failure notProven;
+        try {
+            answer = byName(name, request, timeouts, deadline);
+            notProven = notProven(name, answer);
+        } catch (Failure f) {
+            if (f.why == Fallback.NOT_PUBLISHED || closed) {
+                throw f;
+            }
+            notProven = f;
+        }
+        if (notProven == null) {
+            String server = answer.head().field(TipcShuffleConfig.SERVER_HEADER);
+            if (Misdirection.of(name.toString(), answer.status(), server)) { // a holder of the token, for another host
+                throw new Failure(Fallback.MISDIRECTED, new IOException("asked TIPC name of " + name
+                        + ", answered by " + server + " (" + answer.status() + ")"));
+            }
+            return answer;
+        }
+        closeStream();
+        LOG.debug("{}: {}; trying the name's other publications", name, notProven.cause.toString());
+        StreamExchange proven = fromAnotherPublication(name, request, timeouts, deadline);
+        if (proven == null) {
+            if (System.nanoTime() - deadline >= 0) {
+                throw new Failure(Fallback.PROOF_TIMEOUT, new SocketTimeoutException("TIPC name of " + name
+                        + ": no socket that publishes it proved it holds the job token within " + routes.proofMillis()
+                        + " ms (first: " + notProven.cause.getMessage() + ")"));
+            }
+            throw notProven;
+        }
+        counters.unauthenticatedSkipped();
+        if (streams.firstUnprovenSkipped()) {
+            LOG.warn("{}: {} ({}); another socket that publishes the name proved it and serves this task's fetches"
+                    + " (each such skip counted in {}, logged once)", name, notProven.why.reason,
+                    notProven.cause.getMessage(), TipcShuffleCounter.UNAUTHENTICATED_SKIPPED);
+        }
+        return proven;
+    }
+
+    /** The response on a kept-alive stream to the host, or else on a new one to whoever the name leads to. */
+    private StreamExchange byName(ShuffleServiceName name, Map<String, List<String>> request, Timeouts timeouts,
+                                  long deadline) throws Failure {
         BufferedStream kept = streams.reuse(name, timeouts);
         if (kept != null) {
             try {
-                answer = sendOn(kept, name, request);
+                return sendOn(kept, name, request, socketDeadline(deadline));
             } catch (StreamExchange.NoResponse e) {
                 if (closed) {
                     throw new Failure(Fallback.CONNECT_FAILED, e);
@@ -145,55 +199,32 @@ final class TipcAttempt implements Closeable {
                 LOG.debug("{}: the server had closed a kept-alive TIPC stream ({}); sending on a new one", name, e.getMessage());
                 closeStream();
             } catch (IOException e) {
-                throw new Failure(Fallback.CONNECT_FAILED, e);
+                throw failure(e);
             }
         }
-        if (answer == null) {
-            BufferedStream opened;
-            try {
-                opened = streams.open(name, url.getHost(), timeouts);
-            } catch (ServiceNotPublishedException e) {
-                throw new Failure(Fallback.NOT_PUBLISHED, e);
-            } catch (SSLException e) {
-                // Falls back like any TIPC failure, under a reason of its own. The NodeManager serves HTTPS
-                // with the SSL factory it serves TLS over TIPC with, so a certificate refused here is refused
-                // over HTTPS too, where the stock fetcher fails the copy with the error operators know from
-                // HTTPS; and one that HTTPS accepts (a TIPC name held by another process, a NodeManager and a
-                // job that disagree on links.encrypted) must not fail the fetch. In tipc mode it is the fetcher's.
-                throw new Failure(Fallback.TLS_FAILED, e);
-            } catch (IOException e) {
-                throw new Failure(Fallback.CONNECT_FAILED, e);
-            }
-            try {
-                answer = sendOn(opened, name, request);
-            } catch (IOException e) {
-                throw new Failure(Fallback.CONNECT_FAILED, e);
-            }
+        long socketDeadline = socketDeadline(deadline);
+        BufferedStream opened;
+        try {
+            opened = streams.open(name, url.getHost(), within(timeouts, socketDeadline));
+        } catch (ServiceNotPublishedException e) {
+            throw new Failure(Fallback.NOT_PUBLISHED, e);
+        } catch (SSLException e) {
+            // A reason of its own: the NodeManager serves HTTPS with the SSL factory it serves TLS over TIPC with,
+            // so where no socket at the name completes a handshake the host goes over HTTPS, where the stock
+            // fetcher fails the copy with the error operators know, if the certificate is refused there too.
+            throw new Failure(Fallback.TLS_FAILED, e);
+        } catch (IOException e) {
+            throw new Failure(Fallback.CONNECT_FAILED, e);
         }
-        String server = answer.head().field(TipcShuffleConfig.SERVER_HEADER);
-        if (Misdirection.of(name.toString(), answer.status(), server)) {
-            throw new Failure(Fallback.MISDIRECTED, new IOException("asked TIPC name of " + name
-                    + ", answered by " + server + " (" + answer.status() + ")"));
+        try {
+            return sendOn(opened, name, request, socketDeadline);
+        } catch (IOException e) {
+            throw failure(e);
         }
-        String unproven = unproven(name, answer);
-        if (unproven == null) {
-            return answer;
-        }
-        closeStream();
-        StreamExchange proven = fromAnotherPublication(name, request, timeouts);
-        if (proven == null) {
-            throw new Failure(Fallback.UNAUTHENTICATED, new IOException(unproven));
-        }
-        counters.unauthenticatedSkipped();
-        if (streams.firstUnprovenSkipped()) {
-            LOG.warn("{}; another socket that publishes the name proved it and serves this task's fetches (each"
-                    + " such skip counted in {}, logged once)", unproven, TipcShuffleCounter.UNAUTHENTICATED_SKIPPED);
-        }
-        return proven;
     }
 
-    /** Null when the server socket of {@code answer}'s stream proved it holds the job token; else what it did not prove. */
-    private String unproven(ShuffleServiceName name, StreamExchange answer) throws Failure {
+    /** Null when the server socket of {@code answer}'s stream proved it holds the job token; else why it did not. */
+    private Failure notProven(ShuffleServiceName name, StreamExchange answer) throws Failure {
         String reply = answer.head().field(ChannelBinding.REPLY_HEADER);
         BufferedStream answered = stream.get();
         if (answered == null) {
@@ -202,18 +233,22 @@ final class TipcAttempt implements Closeable {
         if (ChannelBinding.replyVerifies(jobToken, nonce, answered.server(), reply)) {
             return null;
         }
-        return "TIPC name of " + name + " led to socket " + answered.server() + ", which did not prove it holds the"
-                + " job token (" + answer.status() + ", reply binding " + (reply == null ? "missing" : "wrong")
-                + "): another process bound the name, or the server does not know this job";
+        String server = answer.head().field(TipcShuffleConfig.SERVER_HEADER);
+        boolean misdirected = Misdirection.of(name.toString(), answer.status(), server);
+        return new Failure(misdirected ? Fallback.MISDIRECTED : Fallback.UNAUTHENTICATED, new IOException("TIPC name of "
+                + name + " led to socket " + answered.server() + ", which did not prove it holds the job token ("
+                + answer.status() + (server == null ? "" : ", naming server " + server) + ", reply binding "
+                + (reply == null ? "missing" : "wrong") + "): another process bound the name, or the server does not"
+                + " know this job"));
     }
 
     /**
      * The request sent to each socket that publishes the name, connected to directly, until one proves it
-     * holds the job token; null when none does. Any process may bind a name and the kernel spreads
-     * connections by name over its publications, so the NodeManager's own is among them when it serves.
+     * holds the job token; null when none does by the {@code deadline}. Any process may bind a name and the kernel
+     * spreads connections by name over its publications, so the NodeManager's own is among them when it serves.
      */
     private StreamExchange fromAnotherPublication(ShuffleServiceName name, Map<String, List<String>> request,
-                                                  Timeouts timeouts) throws Failure {
+                                                  Timeouts timeouts, long deadline) throws Failure {
         List<TipcSocketAddress> publications;
         try {
             publications = streams.publications(name);
@@ -222,15 +257,24 @@ final class TipcAttempt implements Closeable {
             return null;
         }
         for (TipcSocketAddress publication : publications) {
+            if (System.nanoTime() - deadline >= 0) {
+                return null;
+            }
+            long socketDeadline = socketDeadline(deadline);
+            boolean proved = false;
             try {
-                StreamExchange answer = sendOn(streams.open(name, publication, url.getHost(), timeouts), name, request);
-                if (!Misdirection.of(name.toString(), answer.status(), answer.head().field(TipcShuffleConfig.SERVER_HEADER))
-                        && unproven(name, answer) == null) {
+                StreamExchange answer = sendOn(streams.open(name, publication, url.getHost(),
+                        within(timeouts, socketDeadline)), name, request, socketDeadline);
+                proved = notProven(name, answer) == null
+                        && !Misdirection.of(name.toString(), answer.status(), answer.head().field(TipcShuffleConfig.SERVER_HEADER));
+                if (proved) {
+                    streams.proved(publication, true);
                     return answer;
                 }
             } catch (IOException e) {
                 LOG.debug("{}: publication {} did not answer: {}", name, publication, e.toString());
             }
+            streams.proved(publication, proved);
             closeStream();
             if (closed) {
                 throw new Failure(Fallback.CONNECT_FAILED, new AsynchronousCloseException());
@@ -239,14 +283,58 @@ final class TipcAttempt implements Closeable {
         return null;
     }
 
-    private StreamExchange sendOn(BufferedStream s, ShuffleServiceName name, Map<String, List<String>> requestFields)
-            throws IOException {
+    /**
+     * Sends the request on {@code s} and reads the response head by {@code socketDeadline}, when the task's proof
+     * timer closes the stream if the head has not come: a per-read timeout alone lets a byte every so often hold
+     * a fetch for good.
+     *
+     * @throws ProofOverdue the head did not come whole in time
+     */
+    private StreamExchange sendOn(BufferedStream s, ShuffleServiceName name, Map<String, List<String>> requestFields,
+                                  long socketDeadline) throws IOException {
         stream.set(s);
         if (closed) { // a disconnect while the stream was being opened or taken
             throw new AsynchronousCloseException();
         }
         nonce = ChannelBinding.nonce();
-        return StreamExchange.send(s, requestHead(name, requestFields, s.server()));
+        HttpHead head = requestHead(name, requestFields, s.server());
+        long left = socketDeadline - System.nanoTime();
+        if (left <= 0) {
+            throw new ProofOverdue(s);
+        }
+        Overdue overdue = new Overdue(s);
+        overdue.due = routes.proofDue(overdue, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        StreamExchange answer;
+        try {
+            answer = StreamExchange.send(s, head);
+        } catch (IOException e) {
+            if (overdue.met()) {
+                throw e;
+            }
+            throw new ProofOverdue(s);
+        }
+        if (!overdue.met()) {
+            throw new ProofOverdue(s);
+        }
+        return answer;
+    }
+
+    private long socketDeadline(long deadline) {
+        long socket = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(routes.proofSocketMillis());
+        return socket - deadline < 0 ? socket : deadline;
+    }
+
+    /** {@code timeouts} with a connect timeout that ends by {@code socketDeadline}. */
+    private static Timeouts within(Timeouts timeouts, long socketDeadline) {
+        long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(socketDeadline - System.nanoTime()));
+        if (timeouts.connectMillis() > 0 && timeouts.connectMillis() <= left) {
+            return timeouts;
+        }
+        return new Timeouts((int) Math.min(left, Integer.MAX_VALUE), timeouts.readMillis(), timeouts.writeMillis());
+    }
+
+    private static Failure failure(IOException e) {
+        return new Failure(e instanceof ProofOverdue ? Fallback.PROOF_TIMEOUT : Fallback.CONNECT_FAILED, e);
     }
 
     /**
@@ -295,6 +383,42 @@ final class TipcAttempt implements Closeable {
         BufferedStream.closeQuietly(stream.getAndSet(null));
     }
 
+
+    /**
+     * Closes a stream whose response head is overdue, run by the task's proof timer unless the head comes first.
+     * A class of its own, not a lambda: see BootstrapFreeTest.
+     */
+    private static final class Overdue implements Runnable {
+        private final BufferedStream stream;
+        private final AtomicBoolean settled = new AtomicBoolean();
+        ScheduledFuture<?> due;
+
+        Overdue(BufferedStream stream) {
+            this.stream = stream;
+        }
+
+        @Override
+        public void run() {
+            if (settled.compareAndSet(false, true)) {
+                BufferedStream.closeQuietly(stream);
+            }
+        }
+
+        /** True when the head came in time: the stream stays open; false when it was closed as overdue. */
+        boolean met() {
+            due.cancel(false);
+            return settled.compareAndSet(false, true);
+        }
+    }
+
+    /** A socket's response head did not come whole within its proof timeout: the stream was closed. */
+    private static final class ProofOverdue extends SocketTimeoutException {
+        private static final long serialVersionUID = 1L;
+
+        ProofOverdue(BufferedStream s) {
+            super("no whole response head from TIPC socket " + s.server() + " within its proof timeout");
+        }
+    }
 
     /** TIPC failed before the response: fall back for this reason. */
     private static final class Failure extends Exception {

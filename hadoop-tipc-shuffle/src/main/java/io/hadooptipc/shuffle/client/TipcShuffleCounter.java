@@ -7,13 +7,14 @@ package io.hadooptipc.shuffle.client;
  * last byte. Each FALLBACK_* counts fetch requests that went over HTTP/TCP for
  * that reason, TCP_BY_CONFIGURATION, TCP_FOR_LARGE_OUTPUTS and TCP_OTHER_ISLAND those sent there by choice;
  * ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a withdrawn name),
- * ROUTES_BACK_TO_TIPC those switched back when their name was published again, TIPC_PEERS_LOST
+ * ROUTES_BACK_TO_TIPC those switched back when their name was published again, ROUTES_BACK_AFTER_HOLD those
+ * switched back once the hold after a fallback before a proven response was over, TIPC_PEERS_LOST
  * the nodes to which every TIPC link went down; STREAMS_OPENED counts TIPC streams connected,
  * STREAMS_REUSED requests sent on a kept-alive one, STREAMS_OPENED_AHEAD those connected when their host's
  * first map output became known, ahead of its first fetch, STREAMS_AHEAD_USED those a first fetch took, TLS_STREAMS the TIPC streams whose TLS
  * handshake completed (encrypted shuffle required, TIPC links not declared encrypted),
  * UNAUTHENTICATED_SKIPPED the TIPC servers a fetch left, for another socket that publishes the
- * name, because they could not prove they hold the job token.
+ * name, because they did not prove they hold the job token in time (any answer, or none, without the proof).
  */
 public enum TipcShuffleCounter {
     TIPC_BYTES,
@@ -27,12 +28,14 @@ public enum TipcShuffleCounter {
     FALLBACK_MISDIRECTED,
     FALLBACK_UNAUTHENTICATED,
     FALLBACK_TLS_FAILED,
+    FALLBACK_PROOF_TIMEOUT,
     FALLBACK_MID_TRANSFER,
     TCP_BY_CONFIGURATION,
     TCP_FOR_LARGE_OUTPUTS,
     TCP_OTHER_ISLAND,
     ROUTES_TO_TCP,
     ROUTES_BACK_TO_TIPC,
+    ROUTES_BACK_AFTER_HOLD,
     TIPC_PEERS_LOST,
     STREAMS_OPENED,
     STREAMS_REUSED,

@@ -22,6 +22,10 @@ final class TransferCounters implements MapOutputFrames.Sink {
         reporter.incrCounter(TipcShuffleCounter.ROUTES_BACK_TO_TIPC, 1);
     }
 
+    void routeBackAfterHold() {
+        reporter.incrCounter(TipcShuffleCounter.ROUTES_BACK_AFTER_HOLD, 1);
+    }
+
     void peerLost() {
         reporter.incrCounter(TipcShuffleCounter.TIPC_PEERS_LOST, 1);
     }

@@ -19,6 +19,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -27,7 +31,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * topology service reports its shuffle name withdrawn; it comes back to TIPC when its
  * name is published again (a NodeManager or link that recovered). Each switch is logged
  * and counted. Without topology reports (switched off, or the service cannot be
- * reached) a host that fell back stays on HTTP/TCP for the rest of the task. Once the header of a
+ * reached) a host that fell back stays on HTTP/TCP for the rest of the task; but one that fell back before any
+ * socket at its name proved the job token ({@link Fallback#unproven}), which any process that binds the name can
+ * cause, is held on HTTP/TCP only for {@link #proofBounds a while}. The fetches' bounds on that proof, and the
+ * timer that enforces them, are here too. Once the header of a
  * map output larger than {@link #tcpAbove} arrives over TIPC, that output comes over HTTP/TCP and
  * every host goes there for the rest of the task, by choice rather than failure: a reduce task's
  * partitions of different maps are alike in size, the stock fetcher asks a host for all its
@@ -86,10 +93,21 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         }
     }
 
-    /** A map host's route: TIPC unless {@code tcpBecause} says why not. */
+    /** A map host's route: TIPC unless {@code tcpBecause} says why not; an unproven one until {@code heldUntil}. */
     private static final class Host {
         long publications;
         Fallback tcpBecause;
+        long heldUntil; // System.nanoTime()
+    }
+
+    /** The proof timer's thread: a daemon, so that it keeps no task JVM alive. */
+    private static final class ProofTimerThreads implements ThreadFactory {
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "TIPC shuffle proof deadlines");
+            t.setDaemon(true);
+            return t;
+        }
     }
 
     private final Transport mode;
@@ -103,11 +121,20 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private volatile TipcIslands islands; // null: one TIPC cluster spans the Hadoop cluster
     private final Set<String> otherIslandHosts = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean largeOutputs = new AtomicBoolean();
+    private final AtomicBoolean backAfterHoldLogged = new AtomicBoolean();
+    /** Closes the streams of fetches whose proof is overdue: one thread per task, not one per read. */
+    private final ScheduledThreadPoolExecutor proofTimer = new ScheduledThreadPoolExecutor(1, new ProofTimerThreads());
+    private volatile long proofSocketMillis = TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS;
+    private volatile long proofMillis = TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS;
+    private volatile long holdMillis = TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS;
 
     TransportRoutes(Transport mode, TipcAvailability availability, TransferCounters counters) {
         this.mode = mode;
         this.availability = availability;
         this.counters = counters;
+        proofTimer.setRemoveOnCancelPolicy(true); // a deadline met leaves nothing queued
+        proofTimer.setKeepAliveTime(1, TimeUnit.MINUTES);
+        proofTimer.allowCoreThreadTimeOut(true);
     }
 
     /** Routes for a reduce task as configured, following the topology service where TIPC is used and it is on. */
@@ -116,6 +143,15 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         if (mode == Transport.TCP) {
             return new TransportRoutes(mode, null, counters);
         }
+        TransportRoutes routes = started(conf, mode, counters);
+        routes.proofBounds(
+                conf.getLong(TipcShuffleConfig.PROOF_SOCKET_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS),
+                conf.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS),
+                conf.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS));
+        return routes;
+    }
+
+    private static TransportRoutes started(Configuration conf, Transport mode, TransferCounters counters) {
         if (!conf.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED)) {
             return new TransportRoutes(mode, Tipc.availability(), counters);
         }
@@ -150,6 +186,34 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     /** Takes reports from {@code names} from now on; closed with the routes. */
     void follow(NameWatch names) {
         this.watch = names;
+    }
+
+    /**
+     * How long each socket a fetch tries has to send a proven response head, how long the whole TIPC attempt
+     * has, and how long a host that fell back before a proof stays on HTTP/TCP (each positive, in ms).
+     */
+    void proofBounds(long socketMillis, long attemptMillis, long unprovenHoldMillis) {
+        if (socketMillis <= 0 || attemptMillis <= 0 || unprovenHoldMillis <= 0) {
+            throw new IllegalArgumentException(TipcShuffleConfig.PROOF_SOCKET_TIMEOUT_MS + ", "
+                    + TipcShuffleConfig.PROOF_TIMEOUT_MS + " and " + TipcShuffleConfig.UNPROVEN_HOLD_MS
+                    + " must be positive: " + socketMillis + ", " + attemptMillis + ", " + unprovenHoldMillis);
+        }
+        this.proofSocketMillis = socketMillis;
+        this.proofMillis = attemptMillis;
+        this.holdMillis = unprovenHoldMillis;
+    }
+
+    long proofSocketMillis() {
+        return proofSocketMillis;
+    }
+
+    long proofMillis() {
+        return proofMillis;
+    }
+
+    /** Runs {@code overdue} on the task's proof timer after {@code millis}, unless cancelled first. */
+    ScheduledFuture<?> proofDue(Runnable overdue, long millis) {
+        return proofTimer.schedule(overdue, millis, TimeUnit.MILLISECONDS);
     }
 
     /** Sends every host over HTTP/TCP once a map output of more than {@code bytes} is under way over TIPC; 0: never. */
@@ -206,8 +270,21 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         ShuffleServiceName name = ShuffleServiceName.of(InetAddress.getByName(url.getHost()), url.getPort());
         Host host = host(name);
         synchronized (host) {
+            if (host.tcpBecause != null && host.tcpBecause.unproven && System.nanoTime() - host.heldUntil >= 0) {
+                backAfterHold(name, host);
+            }
             Fallback why = host.tcpBecause == null && largeOutputs.get() ? Fallback.LARGE_OUTPUTS : host.tcpBecause;
             return new Route(why == null ? name : null, why, host.publications);
+        }
+    }
+
+    private void backAfterHold(ShuffleServiceName name, Host host) {
+        Fallback why = host.tcpBecause;
+        host.tcpBecause = null;
+        counters.routeBackAfterHold();
+        if (backAfterHoldLogged.compareAndSet(false, true)) {
+            LOG.info("Shuffle from {} goes over TIPC again after {} ms on HTTP/TCP ({}); each such return counted in {},"
+                    + " logged once", name, holdMillis, why.reason, TipcShuffleCounter.ROUTES_BACK_AFTER_HOLD);
         }
     }
 
@@ -285,6 +362,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
 
     @Override
     public void close() throws IOException {
+        proofTimer.shutdownNow();
         NameWatch w = watch;
         if (w != null) {
             w.close();
@@ -318,8 +396,14 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         }
         host.tcpBecause = why;
         counters.routeToTcp();
-        LOG.warn("Shuffle from {} goes over HTTP/TCP {}: {} ({})", name,
-                watch == null ? "for the rest of this task" : "until its TIPC name is published again", why.reason, detail);
+        String until;
+        if (why.unproven) {
+            host.heldUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(holdMillis);
+            until = "for " + holdMillis + " ms" + (watch == null ? "" : " or until its TIPC name is published again");
+        } else {
+            until = watch == null ? "for the rest of this task" : "until its TIPC name is published again";
+        }
+        LOG.warn("Shuffle from {} goes over HTTP/TCP {}: {} ({})", name, until, why.reason, detail);
         StreamPool streams = leavingTipc;
         if (streams != null) {
             streams.closeIdle(name);

@@ -24,6 +24,7 @@ import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.net.URL;
+import javax.net.ssl.SSLHandshakeException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -317,6 +318,142 @@ class TipcShuffleConnectionTest {
         assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
         assertEquals(0, tcp.requests.get());
         assertEquals(3, tipc.opened.size(), "by name, then each publication in turn");
+    }
+
+    /**
+     * Whatever the socket the name leads to answers short of the proof, any process that bound the name could
+     * answer it: a 421, a 200 naming another server, a close before a byte, a head cut short, bytes that are no
+     * head, a failed TLS handshake. Each is walked past to the publication that proves the job token.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"421", "another server", "close", "head cut short", "garbage", "TLS failure"})
+    void everyAnswerShortOfTheProofIsWalkedPastToThePublicationThatProvesIt(String answer) throws Exception {
+        byte[] impostors = "not the map output".getBytes(StandardCharsets.US_ASCII);
+        SocketPairTransport.Peer impostor = (request, socket) -> {
+            switch (answer) {
+                case "421":
+                    SocketPairTransport.writeUnbound(socket, CannedResponse.of(421, self, Map.of(), new byte[0]));
+                    break;
+                case "another server":
+                    SocketPairTransport.writeUnbound(socket, CannedResponse.of(200, "10.0.0.99:" + tcp.port(),
+                            Map.of(SecureShuffleUtils.HTTP_HEADER_REPLY_URL_HASH, REPLY_HASH), impostors));
+                    break;
+                case "head cut short":
+                    SocketPairTransport.writeUnbound(socket, Arrays.copyOf(ok(self), 40));
+                    break;
+                case "garbage":
+                    SocketPairTransport.writeUnbound(socket, "\0\0SSH-2.0-not-http\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    break;
+                default: // close: no byte
+                    break;
+            }
+        };
+        tipc = SocketPairTransport.answering(impostor)
+                .publishedBy(TipcSocketAddress.of(17, 0x1001003), impostor)
+                .publishedBy(TipcSocketAddress.of(9, 0x1001001), SocketPairTransport.replying(ok(self)));
+        streams.close();
+        streams = new StreamPool(answer.equals("TLS failure") ? handshakeFailsByName(tipc) : tipc,
+                new TransferCounters(reporter), 1, 60_000);
+        TipcShuffleConnection c = connection(auto);
+        assertEquals(200, c.getResponseCode());
+        assertArrayEquals(body, readAll(c));
+        assertNoFallback();
+        assertEquals(1, reporter.get(TipcShuffleCounter.UNAUTHENTICATED_SKIPPED));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(0, tcp.requests.get());
+    }
+
+    /** {@code tipc}, but a TLS handshake with whoever the name leads to fails, as one with a process without the key. */
+    private static StreamTransport handshakeFailsByName(SocketPairTransport tipc) {
+        return new StreamTransport() {
+            @Override
+            public ShuffleStream open(ShuffleServiceName name, String host, Timeouts timeouts) throws IOException {
+                tipc.opened.add(name);
+                throw new SSLHandshakeException("TLS over TIPC: no certificate the job trusts");
+            }
+
+            @Override
+            public List<TipcSocketAddress> publications(ShuffleServiceName name) {
+                return tipc.publications(name);
+            }
+
+            @Override
+            public ShuffleStream open(ShuffleServiceName name, TipcSocketAddress publication, String host,
+                                      Timeouts timeouts) throws IOException {
+                return tipc.open(name, publication, host, timeouts);
+            }
+        };
+    }
+
+    /**
+     * A server that sends its head a byte at a time, each well within the read timeout, holds a fetch no longer
+     * than its socket's proof timeout; the fetch goes on to the publication that proves the token.
+     */
+    @Test
+    void aServerThatDripsItsHeadIsCutAtItsSocketsProofTimeout() throws Exception {
+        auto.proofBounds(500, 30_000, 30_000);
+        SocketPairTransport.Peer drip = dripping(50);
+        tipc = SocketPairTransport.answering(drip)
+                .publishedBy(TipcSocketAddress.of(17, 0x1001003), drip)
+                .publishedBy(TipcSocketAddress.of(9, 0x1001001), SocketPairTransport.replying(ok(self)));
+        streams.close();
+        streams = new StreamPool(tipc, new TransferCounters(reporter), 1, 60_000);
+        TipcShuffleConnection c = connection(auto);
+        long start = System.nanoTime();
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertArrayEquals(body, readAll(c)));
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(took >= 1000 && took < 10_000, "two dripping sockets, 500 ms each: " + took + " ms");
+        assertNoFallback();
+        assertEquals(1, reporter.get(TipcShuffleCounter.UNAUTHENTICATED_SKIPPED));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+    }
+
+    /**
+     * Where every socket at the name drips, the attempt's proof timeout ends the walk and the fetch goes over
+     * HTTP/TCP; the host stays there for the hold, then goes back to TIPC by itself, where the NodeManager now
+     * answers first.
+     */
+    @Test
+    void whenNoSocketProvesTheTokenInTimeTheFetchGoesOverTcpAndTheHostComesBackToTipcAfterTheHold() throws Exception {
+        auto.follow(new WatchedNames()); // names followed, none published again: only the hold brings it back
+        auto.proofBounds(300, 800, 1500);
+        SocketPairTransport.Peer drip = dripping(50);
+        tipc = SocketPairTransport.answering(drip);
+        for (int p = 1; p <= 5; p++) {
+            tipc.publishedBy(TipcSocketAddress.of(p, 0x1001003), drip);
+        }
+        streams.close();
+        streams = new StreamPool(tipc, new TransferCounters(reporter), 1, 60_000);
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertArrayEquals(body, readAll(connection(auto))));
+        assertEquals(1, reporter.get(TipcShuffleCounter.FALLBACK_PROOF_TIMEOUT));
+        assertTrue(tipc.opened.size() <= 4, "800 ms is by name and two publications' worth, not six: "
+                + tipc.opened.size() + " tried");
+        assertEquals(3, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        int tried = tipc.opened.size();
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(tried, tipc.opened.size(), "held on HTTP/TCP");
+        tipc.close();
+
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        streams.close();
+        streams = new StreamPool(tipc, new TransferCounters(reporter), 1, 60_000);
+        Thread.sleep(1500);
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size(), "back on TIPC after the hold");
+        assertEquals(1, reporter.get(TipcShuffleCounter.ROUTES_BACK_AFTER_HOLD));
+        assertEquals(0, reporter.get(TipcShuffleCounter.ROUTES_BACK_TO_TIPC), "no publication brought it back");
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+    }
+
+    /** A peer that sends a response head a byte every {@code millis}, never ending it, until the fetcher closes. */
+    private static SocketPairTransport.Peer dripping(long millis) {
+        return (request, socket) -> {
+            byte[] start = "HTTP/1.1 200 OK\r\nX-Drip: ".getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; ; i++) {
+                SocketPairTransport.writeUnbound(socket, new byte[] {i < start.length ? start[i] : (byte) 'a'});
+                Thread.sleep(millis);
+            }
+        };
     }
 
     @Test
