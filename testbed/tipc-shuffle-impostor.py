@@ -8,6 +8,15 @@ server's name {TYPE, INSTANCE} too, and the kernel then hands it a share of redu
       to DIR/N.request and what the server answered to DIR/N.response.
   tipc-shuffle-impostor.py garbage TYPE INSTANCE
       answers every request with a 200 of its own: plausible shuffle headers and bytes that are no map output.
+  tipc-shuffle-impostor.py drip TYPE INSTANCE [SECONDS]
+      answers every request with a response head sent a byte every SECONDS (default 1), for 60 s, never ending it.
+  tipc-shuffle-impostor.py 421 TYPE INSTANCE
+      answers every request with a 421 Misdirected Request naming another server, and closes.
+  tipc-shuffle-impostor.py close TYPE INSTANCE
+      reads each request and closes the connection without a byte of answer.
+  tipc-shuffle-impostor.py range TYPE INSTANCE FILE
+      binds the whole instance range 0..2^32-1 of TYPE (INSTANCE is ignored), answers as garbage, and appends a
+      line to FILE for each connection it is handed.
   tipc-shuffle-impostor.py replay TYPE INSTANCE SERVER_REF SERVER_NODE FILE
       sends FILE (a request captured by relay) to the real server from a socket of its own, later;
       writes what the server answered to stdout and exits.
@@ -15,14 +24,16 @@ server's name {TYPE, INSTANCE} too, and the kernel then hands it a share of redu
       sends FILE (a request captured by relay) over TCP to IP:PORT, the NodeManager's HTTP shuffle
       port; writes what it answered to stdout and exits.
 
-relay and garbage print "ready" once the name is bound, then serve until killed. Their INSTANCE may be a
-range, LOWER..UPPER, which they bind whole (0..4294967295: every instance of the type).
+relay, garbage, drip, 421, close and range print "ready" once the name is bound, then serve until killed. The
+INSTANCE of relay, garbage, drip, 421 and close may be a range, LOWER..UPPER, which they bind whole
+(0..4294967295: every instance of the type).
 """
 import os
 import signal
 import socket
 import sys
 import threading
+import time
 
 
 def bound(service_type, instances):
@@ -107,11 +118,40 @@ def answer_garbage(conn):
                           "Content-Length: " + str(len(body)) + "\r\n\r\n").encode("iso-8859-1") + body)
 
 
-def garbage(service_type, instance):
-    listener = bound(service_type, instance)
+def answer_drip(conn, seconds):
+    with conn:
+        if read_head(conn) is None:
+            return
+        head = b"HTTP/1.1 200 OK\r\nname: mapreduce\r\nversion: 1.0.0\r\nX-Drip: " + b"a" * 1000
+        for i in range(int(60 / seconds)):
+            try:
+                conn.sendall(head[i % len(head):i % len(head) + 1])
+            except OSError:
+                return
+            time.sleep(seconds)
+
+
+def answer_421(conn):
+    with conn:
+        if read_head(conn) is None:
+            return
+        conn.sendall(b"HTTP/1.1 421 Misdirected Request\r\n"
+                     b"X-TIPC-Shuffle-Server: 10.255.255.1:13562\r\n"
+                     b"Content-Length: 0\r\n\r\n")
+
+
+def answer_close(conn):
+    with conn:
+        read_head(conn)
+
+
+def serve(listener, answer, *args, record=None):
     while True:
         conn, _ = listener.accept()
-        threading.Thread(target=answer_garbage, args=(conn,), daemon=True).start()
+        if record is not None:
+            with open(record, "a") as out:
+                out.write("connection\n")
+        threading.Thread(target=answer, args=(conn,) + args, daemon=True).start()
 
 
 def replay(ref, node, path):
@@ -149,11 +189,19 @@ def main():
     if mode == "relay":
         relay(service_type, instance, int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     elif mode == "garbage":
-        garbage(service_type, instance)
+        serve(bound(service_type, instance), answer_garbage)
+    elif mode == "drip":
+        serve(bound(service_type, instance), answer_drip, float(sys.argv[4]) if len(sys.argv) > 4 else 1.0)
+    elif mode == "421":
+        serve(bound(service_type, instance), answer_421)
+    elif mode == "close":
+        serve(bound(service_type, instance), answer_close)
+    elif mode == "range":
+        serve(bound(service_type, "0..4294967295"), answer_garbage, record=sys.argv[4])
     elif mode == "replay":
         replay(int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     else:
-        sys.exit("unknown mode " + mode + ": relay, garbage, replay or tcp-replay")
+        sys.exit("unknown mode " + mode + ": relay, garbage, drip, 421, close, range, replay or tcp-replay")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -61,6 +62,11 @@ class ImpostorKernelTest {
     static final int MAX_FETCHES = 40;
     /** Connections the impostor must have been handed; the kernel hands it about one in two. */
     static final int IMPOSTOR_CONNECTIONS = 3;
+    /** Short proof timeouts, each socket's and a fetch's, for the tests: the impostor's drip outlasts both. */
+    static final long PROOF_SOCKET_MS = 3_000;
+    static final long PROOF_MS = 10_000;
+    /** Fetches while the whole instance range is bound. */
+    static final int RANGE_FETCHES = 8;
 
     @TempDir
     static Path local;
@@ -167,6 +173,81 @@ class ImpostorKernelTest {
     }
 
     /**
+     * The impostor answers each connection it is handed short of the proof: a response head a byte a second, each
+     * well within the read timeout (drip); a 421 naming another server; a close after the request; a 200 of its
+     * own (garbage). Each such fetch is cut or walked past to the NodeManager's publication within the attempt's
+     * proof timeout and is served over TIPC, with no fallback.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"drip", "421", "close", "garbage"})
+    void everyAnswerShortOfTheProofIsWalkedPastToTheServerWithinTheProofTimeout(String mode) throws Exception {
+        Process impostor = impostor(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, mode);
+        try {
+            int impostorFetches = 0;
+            long slowest = 0;
+            for (int fetch = 0; fetch < MAX_FETCHES && impostorFetches < IMPOSTOR_CONNECTIONS; fetch++) {
+                CountingReporter reporter = new CountingReporter();
+                long start = System.nanoTime();
+                Testbed.on("n2", () -> fetchAndVerify(reporter, TipcShuffleConfig.DEFAULT_SERVICE_TYPE));
+                long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                slowest = Math.max(slowest, took);
+                impostorFetches += (int) reporter.get(TipcShuffleCounter.UNAUTHENTICATED_SKIPPED);
+                assertOverTipcFromTheServer(reporter, mode + " fetch " + fetch);
+                assertTrue(took < PROOF_MS, mode + " fetch " + fetch + " took " + took + " ms");
+            }
+            System.out.printf("%s: %d fetches walked past the impostor, the slowest fetch %d ms%n", mode,
+                    impostorFetches, slowest);
+            assertEquals(IMPOSTOR_CONNECTIONS, impostorFetches, "fetches the impostor answered, of " + MAX_FETCHES);
+        } finally {
+            impostor.destroy();
+            impostor.waitFor();
+        }
+    }
+
+    /**
+     * The impostor binds the whole instance range of our service type, which the kernel may prefer to the
+     * NodeManager's one-instance publication for connections by name: it is handed connections, answers each
+     * with a 200 of its own, and every fetch is still served over TIPC by the NodeManager.
+     */
+    @Test
+    void aBinderOfTheWholeInstanceRangeIsWalkedPastAndEveryFetchStaysOnTipc(@TempDir Path dir) throws Exception {
+        Path handed = dir.resolve("connections");
+        Process impostor = impostor(TipcShuffleConfig.DEFAULT_SERVICE_TYPE, "range", handed.toString());
+        int skipped = 0;
+        try {
+            for (int fetch = 0; fetch < RANGE_FETCHES; fetch++) {
+                CountingReporter reporter = new CountingReporter();
+                long start = System.nanoTime();
+                Testbed.on("n2", () -> fetchAndVerify(reporter, TipcShuffleConfig.DEFAULT_SERVICE_TYPE));
+                long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                skipped += (int) reporter.get(TipcShuffleCounter.UNAUTHENTICATED_SKIPPED);
+                assertOverTipcFromTheServer(reporter, "fetch " + fetch);
+                assertTrue(took < PROOF_MS, "fetch " + fetch + " took " + took + " ms");
+            }
+        } finally {
+            impostor.destroy();
+            impostor.waitFor();
+        }
+        int connections = Files.exists(handed) ? Files.readAllLines(handed).size() : 0;
+        System.out.printf("range binder: handed %d connections in %d fetches, %d of them walked past it%n",
+                connections, RANGE_FETCHES, skipped);
+        assertTrue(connections >= 1, "the range binder was handed no connection");
+        assertTrue(skipped >= 1, "no fetch walked past the range binder");
+    }
+
+    /** One fetch's map outputs all came over TIPC from the real server, and nothing fell back. */
+    private static void assertOverTipcFromTheServer(CountingReporter reporter, String fetch) {
+        List<String> fallbacks = new ArrayList<>();
+        for (TipcShuffleCounter counter : TipcShuffleCounter.values()) {
+            if (counter.isFallback() && reporter.get(counter) > 0) {
+                fallbacks.add(counter.name());
+            }
+        }
+        assertEquals(List.of(), fallbacks, fetch + ": fell back");
+        assertEquals(MAPS, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), fetch + ": from the real server");
+    }
+
+    /**
      * The impostor alone holds the name the reducer looks up (under a service type no server of ours uses):
      * its answer is not read, no publication proves the job token, and the fetch goes over HTTP/TCP.
      */
@@ -235,7 +316,8 @@ class ImpostorKernelTest {
     private static Void fetchAndVerify(CountingReporter reporter, int type) throws Exception {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
         TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
-        try (StreamPool streams = new StreamPool(new TipcStreamTransport(type), new TransferCounters(reporter), 0,
+        routes.proofBounds(PROOF_SOCKET_MS, PROOF_MS, TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS);
+        try (routes; StreamPool streams = new StreamPool(new TipcStreamTransport(type), new TransferCounters(reporter), 0,
                 TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS)) {
             TipcShuffleConnection c = ReducerConnections.connection(SERVER_IP, port, uri, outputs.key, routes, streams,
                     new TransferCounters(reporter));
