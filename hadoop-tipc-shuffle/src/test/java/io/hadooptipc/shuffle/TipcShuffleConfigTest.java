@@ -29,8 +29,10 @@ class TipcShuffleConfigTest {
                 shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
         assertEquals(TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS,
                 shipped.getLong(TipcShuffleConfig.PROOF_SOCKET_TIMEOUT_MS, -1));
-        assertEquals(TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS, shipped.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, -1));
-        assertEquals(TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS, shipped.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS,
+                shipped.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS,
+                shipped.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.REUSE_ENABLED, !TipcShuffleConfig.DEFAULT_REUSE_ENABLED));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_MAX_IDLE_PER_HOST, shipped.getInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1));

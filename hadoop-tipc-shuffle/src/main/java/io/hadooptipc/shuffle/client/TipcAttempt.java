@@ -235,11 +235,11 @@ final class TipcAttempt implements Closeable {
         }
         String server = answer.head().field(TipcShuffleConfig.SERVER_HEADER);
         boolean misdirected = Misdirection.of(name.toString(), answer.status(), server);
-        return new Failure(misdirected ? Fallback.MISDIRECTED : Fallback.UNAUTHENTICATED, new IOException("TIPC name of "
-                + name + " led to socket " + answered.server() + ", which did not prove it holds the job token ("
-                + answer.status() + (server == null ? "" : ", naming server " + server) + ", reply binding "
-                + (reply == null ? "missing" : "wrong") + "): another process bound the name, or the server does not"
-                + " know this job"));
+        return new Failure(misdirected ? Fallback.MISDIRECTED : Fallback.UNAUTHENTICATED, new IOException(
+                "TIPC name of " + name + " led to socket " + answered.server() + ", which did not prove it holds"
+                + " the job token (" + answer.status() + (server == null ? "" : ", naming server " + server)
+                + ", reply binding " + (reply == null ? "missing" : "wrong") + "): another process bound the name,"
+                + " or the server does not know this job"));
     }
 
     /**
@@ -265,8 +265,8 @@ final class TipcAttempt implements Closeable {
             try {
                 StreamExchange answer = sendOn(streams.open(name, publication, url.getHost(),
                         within(timeouts, socketDeadline)), name, request, socketDeadline);
-                proved = notProven(name, answer) == null
-                        && !Misdirection.of(name.toString(), answer.status(), answer.head().field(TipcShuffleConfig.SERVER_HEADER));
+                String server = answer.head().field(TipcShuffleConfig.SERVER_HEADER);
+                proved = notProven(name, answer) == null && !Misdirection.of(name.toString(), answer.status(), server);
                 if (proved) {
                     streams.proved(publication, true);
                     return answer;

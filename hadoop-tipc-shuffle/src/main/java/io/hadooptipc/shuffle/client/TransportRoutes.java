@@ -144,8 +144,8 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
             return new TransportRoutes(mode, null, counters);
         }
         TransportRoutes routes = started(conf, mode, counters);
-        routes.proofBounds(
-                conf.getLong(TipcShuffleConfig.PROOF_SOCKET_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS),
+        routes.proofBounds(conf.getLong(TipcShuffleConfig.PROOF_SOCKET_TIMEOUT_MS,
+                        TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS),
                 conf.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS),
                 conf.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS));
         return routes;
@@ -283,8 +283,8 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         host.tcpBecause = null;
         counters.routeBackAfterHold();
         if (backAfterHoldLogged.compareAndSet(false, true)) {
-            LOG.info("Shuffle from {} goes over TIPC again after {} ms on HTTP/TCP ({}); each such return counted in {},"
-                    + " logged once", name, holdMillis, why.reason, TipcShuffleCounter.ROUTES_BACK_AFTER_HOLD);
+            LOG.info("Shuffle from {} goes over TIPC again after {} ms on HTTP/TCP ({}); each such return counted"
+                    + " in {}, logged once", name, holdMillis, why.reason, TipcShuffleCounter.ROUTES_BACK_AFTER_HOLD);
         }
     }
 

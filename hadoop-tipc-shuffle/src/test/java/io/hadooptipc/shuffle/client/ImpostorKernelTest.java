@@ -317,8 +317,8 @@ class ImpostorKernelTest {
         String uri = ShuffleWire.uri(ShuffleWire.JOB, 0, outputs.mapIds().toArray(String[]::new));
         TransportRoutes routes = new TransportRoutes(Transport.AUTO, Tipc.availability(), new TransferCounters(reporter));
         routes.proofBounds(PROOF_SOCKET_MS, PROOF_MS, TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS);
-        try (routes; StreamPool streams = new StreamPool(new TipcStreamTransport(type), new TransferCounters(reporter), 0,
-                TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS)) {
+        try (routes; StreamPool streams = new StreamPool(new TipcStreamTransport(type), new TransferCounters(reporter),
+                0, TipcShuffleConfig.DEFAULT_REUSE_IDLE_TIMEOUT_MS)) {
             TipcShuffleConnection c = ReducerConnections.connection(SERVER_IP, port, uri, outputs.key, routes, streams,
                     new TransferCounters(reporter));
             try {

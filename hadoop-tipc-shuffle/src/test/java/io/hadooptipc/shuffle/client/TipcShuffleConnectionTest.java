@@ -342,7 +342,8 @@ class TipcShuffleConnectionTest {
                     SocketPairTransport.writeUnbound(socket, Arrays.copyOf(ok(self), 40));
                     break;
                 case "garbage":
-                    SocketPairTransport.writeUnbound(socket, "\0\0SSH-2.0-not-http\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    SocketPairTransport.writeUnbound(socket,
+                            "\0\0SSH-2.0-not-http\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     break;
                 default: // close: no byte
                     break;
@@ -363,7 +364,7 @@ class TipcShuffleConnectionTest {
         assertEquals(0, tcp.requests.get());
     }
 
-    /** {@code tipc}, but a TLS handshake with whoever the name leads to fails, as one with a process without the key. */
+    /** {@code tipc}, but a TLS handshake with whoever the name leads to fails, as with a process without the key. */
     private static StreamTransport handshakeFailsByName(SocketPairTransport tipc) {
         return new StreamTransport() {
             @Override
