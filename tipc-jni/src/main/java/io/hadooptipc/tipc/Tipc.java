@@ -70,6 +70,21 @@ public final class Tipc {
     }
 
     /**
+     * The {ref, node} identity of the peer of the connected TIPC socket {@code descriptor}, which another
+     * library (Netty, serving accepted connections) owns: getpeername(2) on it. The kernel assigns it;
+     * no process can choose the node it connects from.
+     */
+    public static TipcSocketAddress peerAddress(int descriptor) throws IOException {
+        byte[] sa = new byte[Sockaddr.SIZE];
+        TipcChannel.check("getpeername", null, TipcNative.getpeername(descriptor, sa));
+        try {
+            return (TipcSocketAddress) Sockaddr.decode(sa);
+        } catch (IllegalArgumentException | ClassCastException e) {
+            throw new IOException("descriptor " + descriptor + " is not a connected TIPC socket: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Publishes {@code name} on the TIPC socket {@code descriptor}, which another library owns (Netty,
      * serving a listener): bind(2) on it. A listening socket takes new names as it serves.
      */
