@@ -45,6 +45,15 @@ public final class TipcShuffleConfig {
     public static final int DEFAULT_MAX_OPEN_CONNECTIONS = 4096;
 
     /**
+     * NodeManager: the most TIPC connections open at once from any one peer TIPC node, so that one
+     * node's flood leaves the rest of {@link #MAX_OPEN_CONNECTIONS} to the others; one accepted beyond it
+     * is closed at once. A quarter of the default cap: far above what the reduce tasks of a busy node hold
+     * to one map host (one fetch and one kept-alive stream each, a few with connect-ahead).
+     */
+    public static final String MAX_OPEN_CONNECTIONS_PER_NODE = "mapreduce.shuffle.tipc.max-open-connections-per-node";
+    public static final int DEFAULT_MAX_OPEN_CONNECTIONS_PER_NODE = 1024;
+
+    /**
      * Both sides: the operator declares that the kernel encrypts every TIPC link between the nodes
      * ({@code tipc node set key} on every node, TIPC's AEAD). Matters only where
      * {@code mapreduce.shuffle.ssl.enabled} requires an encrypted shuffle: then TIPC carries plain HTTP

@@ -20,6 +20,8 @@ class TipcShuffleConfigTest {
         assertEquals(TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS, shipped.getInt(TipcShuffleConfig.WRITE_TIMEOUT_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, shipped.getInt(TipcShuffleConfig.GATHER_MAX_BYTES, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS, shipped.getInt(TipcShuffleConfig.MAX_OPEN_CONNECTIONS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS_PER_NODE,
+                shipped.getInt(TipcShuffleConfig.MAX_OPEN_CONNECTIONS_PER_NODE, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED,
                 shipped.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, !TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED));
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
@@ -44,7 +46,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(17, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(18, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

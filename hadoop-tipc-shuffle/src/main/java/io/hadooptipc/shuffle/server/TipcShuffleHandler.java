@@ -100,8 +100,17 @@ public class TipcShuffleHandler extends ShuffleHandler {
                             + " reducer gets the 429 that tells it to back off", MAX_SHUFFLE_CONNECTIONS,
                     maxConnections, TipcShuffleConfig.MAX_OPEN_CONNECTIONS, maxOpen);
         }
+        int maxOpenPerNode = positive(conf, TipcShuffleConfig.MAX_OPEN_CONNECTIONS_PER_NODE,
+                TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS_PER_NODE);
+        if (maxOpenPerNode >= maxOpen) {
+            LOG.warn("{} = {} is not below {} = {}: one node's TIPC connections may hold every place, and other"
+                            + " nodes' reducers are then closed at accept",
+                    TipcShuffleConfig.MAX_OPEN_CONNECTIONS_PER_NODE, maxOpenPerNode,
+                    TipcShuffleConfig.MAX_OPEN_CONNECTIONS, maxOpen);
+        }
         // A request waits as long as stock lets a kept-alive connection idle, in stock's reading of the key.
-        TipcShuffleServer server = TipcShuffleServer.start(type, names, new OpenConnectionCap(maxOpen, tipcMetrics),
+        TipcShuffleServer server = TipcShuffleServer.start(type, names,
+                new OpenConnectionCap(maxOpen, maxOpenPerNode, OpenConnectionCap.TIPC, tipcMetrics),
                 new TipcShuffleChannelInitializer(stockPipeline(context, encryption), identities, tipcMetrics,
                         positive(conf, TipcShuffleConfig.WRITE_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_WRITE_TIMEOUT_MS),
                         TimeUnit.SECONDS.toMillis(context.connectionKeepAliveTimeOut), maxConnections,

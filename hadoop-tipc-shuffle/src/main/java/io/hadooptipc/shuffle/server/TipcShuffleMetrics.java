@@ -17,6 +17,7 @@ import org.apache.hadoop.metrics2.lib.MutableGaugeInt;
 public final class TipcShuffleMetrics implements MetricsSource {
     public static final String NAME = "TipcShuffleMetrics";
     public static final String CONNECTIONS_OVER_CAP = "ShuffleConnectionsOverCap";
+    public static final String CONNECTIONS_OVER_NODE_CAP = "ShuffleConnectionsOverNodeCap";
     public static final String NOT_SERVED_UNENCRYPTED = "NotServedLinksUnencrypted";
     public static final String NAME_OTHER_HOLDERS = "ShuffleNameOtherHolders";
     public static final String NAME_OTHER_HOLDERS_SEEN = "ShuffleNameOtherHoldersSeen";
@@ -39,6 +40,9 @@ public final class TipcShuffleMetrics implements MetricsSource {
             registry.newCounter("ShuffleRequestsRejected", "TIPC requests answered with an error status", 0);
     final MutableCounterInt connectionsOverCap = registry.newCounter(CONNECTIONS_OVER_CAP,
             "TIPC connections closed as they were accepted: " + TipcShuffleConfig.MAX_OPEN_CONNECTIONS + " were open", 0);
+    final MutableCounterInt connectionsOverNodeCap = registry.newCounter(CONNECTIONS_OVER_NODE_CAP,
+            "TIPC connections closed as they were accepted: their peer node had "
+                    + TipcShuffleConfig.MAX_OPEN_CONNECTIONS_PER_NODE + " open", 0);
     final MutableGaugeInt notServedUnencrypted = registry.newGauge(NOT_SERVED_UNENCRYPTED,
             "1: encrypted shuffle is required, the TIPC links are declared encrypted, and the kernel has no TIPC"
                     + " encryption, so nothing is served over TIPC", 0);
@@ -81,6 +85,10 @@ public final class TipcShuffleMetrics implements MetricsSource {
 
     public int connectionsOverCap() {
         return connectionsOverCap.value();
+    }
+
+    public int connectionsOverNodeCap() {
+        return connectionsOverNodeCap.value();
     }
 
     /** 1 while TIPC is not served because the kernel cannot encrypt the links declared encrypted. */

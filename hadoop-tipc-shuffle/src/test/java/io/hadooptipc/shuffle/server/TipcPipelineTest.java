@@ -30,16 +30,22 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import javax.net.ssl.SSLSocket;
@@ -61,6 +67,10 @@ class TipcPipelineTest {
     static final int PARTITION = 1 << 20;
     static final String ME = "10.0.0.1:13562";
     static final String ALSO_ME = "10.0.0.2:13562";
+    /** Peer nodes, as {@link #CLIENT_ADDRESS} tells them apart: every 127.0.0.0/8 address is loopback. */
+    static final InetAddress NODE_A = loopback(2);
+    static final InetAddress NODE_B = loopback(3);
+    static final InetAddress NODE_C = loopback(4);
 
     @TempDir
     static Path local;
@@ -73,6 +83,9 @@ class TipcPipelineTest {
     /** What a loopback TCP connection's server end is named in channel bindings here: a TIPC socket's identity over TIPC. */
     static final ChannelBindingCheck.ServerSocket LOOPBACK_PORT =
             ch -> "tcp:" + ((InetSocketAddress) ch.localAddress()).getPort();
+    /** A loopback connection's peer node here: its client's address, 127.0.0.x, a TIPC node over TIPC. */
+    static final OpenConnectionCap.PeerNode CLIENT_ADDRESS =
+            ch -> ((InetSocketAddress) ch.remoteAddress()).getAddress().hashCode();
 
     EventLoopGroup loops;
     TipcShuffleMetrics metrics;
@@ -86,6 +99,14 @@ class TipcPipelineTest {
 
         JobTokenSecretManager tokens() {
             return tipcContext(httpPort).secretManager;
+        }
+    }
+
+    private static InetAddress loopback(int host) {
+        try {
+            return InetAddress.getByAddress(new byte[]{127, 0, 0, (byte) host});
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -124,15 +145,16 @@ class TipcPipelineTest {
     private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis)
             throws Exception {
         serve(source, maxConnections, writeTimeoutMillis, requestTimeoutMillis,
-                TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS);
+                TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS,
+                TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS_PER_NODE);
     }
 
     private void serve(PipelineSource source, int maxConnections, long writeTimeoutMillis, long requestTimeoutMillis,
-                       int maxOpenConnections) throws Exception {
+                       int maxOpenConnections, int maxOpenPerNode) throws Exception {
         metrics = new TipcShuffleMetrics();
         loops = new EpollEventLoopGroup(2);
         Channel listener = new ServerBootstrap().group(loops).channel(EpollServerSocketChannel.class)
-                .handler(new OpenConnectionCap(maxOpenConnections, metrics))
+                .handler(new OpenConnectionCap(maxOpenConnections, maxOpenPerNode, CLIENT_ADDRESS, metrics))
                 .childHandler(new TipcShuffleChannelInitializer(source.pipeline(), Set.of(ME, ALSO_ME), metrics,
                         writeTimeoutMillis, requestTimeoutMillis, maxConnections,
                         TipcShuffleConfig.DEFAULT_GATHER_MAX_BYTES, source.tokens(), LOOPBACK_PORT, httpPort))
@@ -290,7 +312,7 @@ class TipcPipelineTest {
 
     @Test
     void connectionsOverTheOpenConnectionCapAreClosedAtAcceptAndSilentOnesHoldTheirPlace() throws Exception {
-        serve(handler, 0, 60_000, 60_000, 2);
+        serve(handler, 0, 60_000, 60_000, 2, TipcShuffleConfig.DEFAULT_MAX_OPEN_CONNECTIONS_PER_NODE);
         try (Socket silentA = connect(); Socket silentB = connect()) {
             for (int i = 0; i < 3; i++) {
                 try (Socket over = connect()) {
@@ -304,13 +326,86 @@ class TipcPipelineTest {
         }
     }
 
+    @Test
+    void eachPeerNodeHoldsAtMostItsShareAndTheCapBoundsThemAllTogether() throws Exception {
+        serve(handler, 0, 60_000, 60_000, 3, 2);
+        try (Socket a1 = connect(NODE_A); Socket a2 = connect(NODE_A); Socket b1 = connect(NODE_B)) {
+            assertEquals(3, settled(3, metrics::openConnections), "admitted: two from A, one from B");
+            try (Socket a3 = connect(NODE_A)) {
+                assertClosedWithoutAnswer(a3);
+            }
+            assertEquals(1, metrics.connectionsOverNodeCap(), "A's third, over A's share");
+            assertEquals(0, metrics.connectionsOverCap());
+            try (Socket c1 = connect(NODE_C)) {
+                assertClosedWithoutAnswer(c1);
+            }
+            assertEquals(1, metrics.connectionsOverCap(), "C's first, over the cap of all three");
+            assertEquals(1, metrics.connectionsOverNodeCap());
+            a1.close();
+            assertEquals(2, settled(2, metrics::openConnections), "open after a1's close");
+            assertServed(servedOnceAdmitted(NODE_A), ME, 0); // A's place is given back on a close
+        }
+    }
+
+    /**
+     * A flood from one node that keeps replacing its connections, closing the oldest as it opens more, holds
+     * its node's share; another node's requests are served on every new connection while it goes on.
+     */
+    @Test
+    void anotherNodesReducerIsServedWhileOneNodeFloodsTheServer() throws Exception {
+        serve(handler, 0, 60_000, 60_000, 6, 2);
+        AtomicBoolean flooding = new AtomicBoolean(true);
+        AtomicInteger opened = new AtomicInteger();
+        Thread flood = new Thread(() -> {
+            Deque<Socket> held = new ArrayDeque<>();
+            try {
+                while (flooding.get()) {
+                    held.add(connect(NODE_A));
+                    opened.incrementAndGet();
+                    if (held.size() > 20) {
+                        held.remove().close();
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } finally {
+                held.forEach(TipcPipelineTest::closeQuietly);
+            }
+        }, "flood-from-node-A");
+        flood.start();
+        try {
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (metrics.connectionsOverNodeCap() + metrics.connectionsOverCap() == 0) {
+                assertTrue(System.nanoTime() < deadline, "the flood met a bound within 5 s");
+                Thread.sleep(20);
+            }
+            for (int fetch = 0; fetch < 5; fetch++) {
+                try (Socket s = connect(NODE_B)) {
+                    s.getOutputStream().write(request(ME, fetch % MAPS));
+                    assertServed(reader(s).next(), ME, fetch % MAPS);
+                }
+            }
+            assertTrue(flood.isAlive(), "the flood went on throughout");
+        } finally {
+            flooding.set(false);
+            flood.join();
+        }
+        System.out.printf("flood from node A: %d connections opened, %d closed at accept over its share, %d over"
+                + " the cap%n", opened.get(), metrics.connectionsOverNodeCap(), metrics.connectionsOverCap());
+        assertEquals(0, metrics.connectionsOverCap(), "node A's share left room under the cap");
+    }
+
     /**
      * A request for map 0 on a new connection, connecting again while the cap closes it at accept: the cap
      * frees a closed connection's place in its close listener, which may run after the metrics saw the close.
      */
     private ShuffleHttp.Response servedOnceAdmitted() throws Exception {
+        return servedOnceAdmitted(InetAddress.getLoopbackAddress());
+    }
+
+    private ShuffleHttp.Response servedOnceAdmitted(InetAddress from) throws Exception {
         for (int attempt = 1; ; attempt++) {
-            try (Socket s = connect()) {
+            try (Socket s = connect(from)) {
                 s.getOutputStream().write(request(ME, 0));
                 return reader(s).next();
             } catch (IOException closedAtAccept) {
@@ -474,9 +569,24 @@ class TipcPipelineTest {
     }
 
     private Socket connect() throws IOException {
-        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        return connect(InetAddress.getLoopbackAddress());
+    }
+
+    /** A connection from {@code from}, which {@link #CLIENT_ADDRESS} takes for its peer node. */
+    private Socket connect(InetAddress from) throws IOException {
+        Socket s = new Socket();
+        s.bind(new InetSocketAddress(from, 0));
+        s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         s.setSoTimeout(20_000);
         return s;
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // the flood's own socket: nothing to keep
+        }
     }
 
     private static ResponseReader reader(Socket s) throws IOException {
