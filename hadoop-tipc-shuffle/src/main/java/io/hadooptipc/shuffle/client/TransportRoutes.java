@@ -349,8 +349,26 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         if (host == null) {
             return; // not a map host of this task
         }
+        if (mode == Transport.TIPC) {
+            tipcOnlyWithdrawn(name);
+            return;
+        }
         synchronized (host) {
             toTcp(name, host, Fallback.WITHDRAWN, "reported by the TIPC topology service");
+        }
+    }
+
+    /**
+     * With {@code transport=tipc} a withdrawn name sends no host to HTTP/TCP: its next fetch tries TIPC and, if the
+     * name is still not published, fails under the stock retry rules as every TIPC failure does in that mode. Its
+     * idle streams are closed, since the server that kept them is gone.
+     */
+    private void tipcOnlyWithdrawn(ShuffleServiceName name) {
+        LOG.warn("Shuffle from {}: its TIPC name was withdrawn; {} is tipc, so its fetches stay on TIPC and fail while"
+                + " it is not published", name, TipcShuffleConfig.TRANSPORT);
+        StreamPool streams = leavingTipc;
+        if (streams != null) {
+            streams.closeIdle(name);
         }
     }
 

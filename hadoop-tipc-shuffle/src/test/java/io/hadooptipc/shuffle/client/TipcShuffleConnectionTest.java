@@ -502,6 +502,31 @@ class TipcShuffleConnectionTest {
     }
 
     @Test
+    void inTipcModeAWithdrawnNameSendsNoFetchOverTcpTheFetchTriesTipcAndFails() throws Exception {
+        WatchedNames watched = new WatchedNames();
+        tipcOnly.follow(watched);
+        tipcOnly.onLeavingTipc(streams);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(tipcOnly)));
+
+        tipcOnly.withdrawn(name()); // the NodeManager stopped, or every link to its node went down
+        tipc.close();
+        tipc = SocketPairTransport.refusing(new ServiceNotPublishedException(name(), null));
+        TipcShuffleConnection c = connection(tipcOnly);
+        assertThrows(ServiceNotPublishedException.class, c::connect, "a TIPC failure, the fetcher's");
+        assertEquals(1, tipc.opened.size(), "the fetch tried TIPC");
+        assertEquals(0, tcp.requests.get(), "nothing over HTTP/TCP");
+        assertEquals(0, reporter.get(TipcShuffleCounter.ROUTES_TO_TCP));
+        assertNoFallback();
+
+        tipc.close();
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        tipcOnly.published(name()); // the NodeManager is back
+        assertArrayEquals(body, readAll(connection(tipcOnly)));
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @Test
     void aLargeMapOutputComesOverTcpFromItsHeaderOnAndTheTaskFetchesOverTcpAfterIt() throws Exception {
         auto.tcpAbove(65_536); // the body holds map outputs of 3,000, 70,000 and 10 bytes
         tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
