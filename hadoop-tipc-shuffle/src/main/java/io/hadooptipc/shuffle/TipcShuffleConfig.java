@@ -103,6 +103,32 @@ public final class TipcShuffleConfig {
     public static final long DEFAULT_UNPROVEN_HOLD_MS = 30_000;
 
     /**
+     * Job, with the topology service followed: act on TIPC's report that every link to a map host's node is down
+     * (the host's fetches held, a TCP connect to its shuffle port after the hold-down, and when none answers its
+     * outstanding map outputs reported to the ApplicationMaster); false: such a host waits for the stock timeouts.
+     */
+    public static final String NODE_LOSS_ENABLED = "mapreduce.shuffle.tipc.node-loss.enabled";
+    public static final boolean DEFAULT_NODE_LOSS_ENABLED = true;
+
+    /**
+     * Job: how long after TIPC reports a map host's node lost the reduce task waits for the node's links to come
+     * back (a flap) before it tries the host's shuffle port over TCP, in milliseconds; also the window in which the
+     * losses of many peers at once read as this node's own fault. TIPC has already waited its link tolerance
+     * (1.5 s by default) before the report.
+     */
+    public static final String NODE_LOSS_HOLD_DOWN_MS = "mapreduce.shuffle.tipc.node-loss.hold-down.ms";
+    public static final long DEFAULT_NODE_LOSS_HOLD_DOWN_MS = 3_000;
+
+    /**
+     * Job: how long the TCP connect to a map host's shuffle port, after its node's loss and the hold-down, may take,
+     * in milliseconds; a connection or a refusal means the host is up (fetched from over HTTP/TCP), anything else
+     * that it is lost. Twice Linux's initial SYN retransmission timeout (1 s), so one lost SYN does not make a live
+     * host look dead.
+     */
+    public static final String NODE_LOSS_PROBE_TIMEOUT_MS = "mapreduce.shuffle.tipc.node-loss.probe-timeout.ms";
+    public static final int DEFAULT_NODE_LOSS_PROBE_TIMEOUT_MS = 2_000;
+
+    /**
      * Job: keep TIPC streams open after a response read to its end and send the host's next
      * request on one. Our TIPC server keeps every connection alive, as stock's does with
      * {@code mapreduce.shuffle.connection-keep-alive.enable}.

@@ -35,6 +35,11 @@ class TipcShuffleConfigTest {
                 shipped.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS,
                 shipped.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_NODE_LOSS_ENABLED,
+                shipped.getBoolean(TipcShuffleConfig.NODE_LOSS_ENABLED, !TipcShuffleConfig.DEFAULT_NODE_LOSS_ENABLED));
+        assertEquals(TipcShuffleConfig.DEFAULT_NODE_LOSS_HOLD_DOWN_MS, shipped.getLong(TipcShuffleConfig.NODE_LOSS_HOLD_DOWN_MS, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_NODE_LOSS_PROBE_TIMEOUT_MS,
+                shipped.getInt(TipcShuffleConfig.NODE_LOSS_PROBE_TIMEOUT_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.REUSE_ENABLED, !TipcShuffleConfig.DEFAULT_REUSE_ENABLED));
         assertEquals(TipcShuffleConfig.DEFAULT_REUSE_MAX_IDLE_PER_HOST, shipped.getInt(TipcShuffleConfig.REUSE_MAX_IDLE_PER_HOST, -1));
@@ -46,7 +51,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(18, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(21, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test

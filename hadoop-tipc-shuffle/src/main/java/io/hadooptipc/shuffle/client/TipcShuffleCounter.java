@@ -15,6 +15,12 @@ package io.hadooptipc.shuffle.client;
  * handshake completed (encrypted shuffle required, TIPC links not declared encrypted),
  * UNAUTHENTICATED_SKIPPED the TIPC servers a fetch left, for another socket that publishes the
  * name, because they did not prove they hold the job token in time (any answer, or none, without the proof).
+ * HOSTS_LOST counts map hosts reported lost with their TIPC node (their map outputs reported to the
+ * ApplicationMaster), HOSTS_LOST_REPORT_MS the milliseconds from TIPC's report of each such node's loss to the
+ * host's first reports (summed over the hosts), NODE_LOSS_TCP_ANSWERED the hosts whose node TIPC lost but whose
+ * shuffle port answered a TCP connect (fetched from over HTTP/TCP), NODE_LOSS_LOCAL_FAULTS the hosts not reported
+ * because the loss looked like this node's own fault, HOSTS_BACK_AFTER_NODE_LOSS the hosts fetched from again
+ * when their node was linked again and their name published.
  */
 public enum TipcShuffleCounter {
     TIPC_BYTES,
@@ -42,7 +48,12 @@ public enum TipcShuffleCounter {
     STREAMS_OPENED_AHEAD,
     STREAMS_AHEAD_USED,
     TLS_STREAMS,
-    UNAUTHENTICATED_SKIPPED;
+    UNAUTHENTICATED_SKIPPED,
+    HOSTS_LOST,
+    HOSTS_LOST_REPORT_MS,
+    NODE_LOSS_TCP_ANSWERED,
+    NODE_LOSS_LOCAL_FAULTS,
+    HOSTS_BACK_AFTER_NODE_LOSS;
 
     /** Whether this counts fetch requests that went over HTTP/TCP for a reason (a FALLBACK_* counter). */
     public boolean isFallback() {

@@ -54,6 +54,23 @@ final class TransferCounters implements MapOutputFrames.Sink {
         reporter.incrCounter(TipcShuffleCounter.STREAMS_REUSED, 1);
     }
 
+    void hostLost(long reportMillis) {
+        reporter.incrCounter(TipcShuffleCounter.HOSTS_LOST, 1);
+        reporter.incrCounter(TipcShuffleCounter.HOSTS_LOST_REPORT_MS, reportMillis);
+    }
+
+    void nodeLossReachableOverTcp() {
+        reporter.incrCounter(TipcShuffleCounter.NODE_LOSS_TCP_ANSWERED, 1);
+    }
+
+    void nodeLossLocalFault() {
+        reporter.incrCounter(TipcShuffleCounter.NODE_LOSS_LOCAL_FAULTS, 1);
+    }
+
+    void hostBackAfterLoss() {
+        reporter.incrCounter(TipcShuffleCounter.HOSTS_BACK_AFTER_NODE_LOSS, 1);
+    }
+
     @Override
     public void mapOutput(boolean viaTipc, long bytes) {
         reporter.incrCounter(viaTipc ? TipcShuffleCounter.TIPC_MAP_OUTPUTS : TipcShuffleCounter.TCP_MAP_OUTPUTS, 1);
