@@ -21,6 +21,10 @@ interface NameWatch extends Closeable {
 
         /** Every link to a node is down (the node left the cluster as TIPC sees it). */
         void nodeLost(int node);
+
+        /** A link to a node is up (reported at once for every node linked when the watch starts). */
+        default void nodeUp(int node) {
+        }
     }
 
     /** Reports the name's publications and withdrawals from now on; watching a name twice is harmless. */

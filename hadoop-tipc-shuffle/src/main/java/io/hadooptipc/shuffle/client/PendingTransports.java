@@ -29,8 +29,13 @@ final class PendingTransports {
 
     /** Starts building the TIPC side of a reduce task of {@code job}; a failure goes to {@code failures}. */
     static PendingTransports start(JobConf job, Reporter reporter, ExceptionReporter failures) {
+        return start(job, reporter, failures, null);
+    }
+
+    /** As {@link #start(JobConf, Reporter, ExceptionReporter)}, holding hosts whose TIPC node is lost through {@code hosts}. */
+    static PendingTransports start(JobConf job, Reporter reporter, ExceptionReporter failures, NodeLoss.Hosts hosts) {
         PendingTransports pending = new PendingTransports();
-        new Builder(job, reporter, failures, pending).start();
+        new Builder(job, reporter, failures, pending, hosts).start();
         return pending;
     }
 
@@ -103,14 +108,17 @@ final class PendingTransports {
         private final Reporter reporter;
         private final ExceptionReporter failures;
         private final PendingTransports pending;
+        private final NodeLoss.Hosts hosts;
 
-        Builder(JobConf job, Reporter reporter, ExceptionReporter failures, PendingTransports pending) {
+        Builder(JobConf job, Reporter reporter, ExceptionReporter failures, PendingTransports pending,
+                NodeLoss.Hosts hosts) {
             super("TIPC shuffle transports");
             setDaemon(true);
             this.job = job;
             this.reporter = reporter;
             this.failures = failures;
             this.pending = pending;
+            this.hosts = hosts;
         }
 
         @Override
@@ -118,7 +126,7 @@ final class PendingTransports {
             TaskTransports t = null;
             try {
                 reporter.getCounter(TipcShuffleCounter.TIPC_MAP_OUTPUTS); // the counter group, made once, here
-                t = TaskTransports.start(job, reporter);
+                t = TaskTransports.start(job, reporter, hosts);
             } catch (IOException | RuntimeException e) {
                 failures.reportException(e);
             } finally {

@@ -36,6 +36,8 @@ public final class TaskTransports implements Closeable {
     private final SSLFactory ssl;
     /** Streams connected as map hosts become known; null when none are. */
     private final AheadStreams ahead;
+    /** The thread that acts on node loss; null when it is not acted on. */
+    private volatile NodeLossTimer nodeLossTimer;
 
     TaskTransports(TransportRoutes routes, StreamPool streams, TransferCounters counters, SSLFactory ssl,
                    AheadStreams ahead) {
@@ -48,17 +50,35 @@ public final class TaskTransports implements Closeable {
 
     /** The TIPC side of a reduce task of {@code job}, as its keys configure it, counting in {@code reporter}'s counters. */
     public static TaskTransports start(JobConf job, Reporter reporter) throws IOException {
-        return start(job, new TransferCounters(reporter));
+        return start(job, new TransferCounters(reporter), null);
     }
 
-    private static TaskTransports start(JobConf job, TransferCounters counters) throws IOException {
-        return start(job, counters, KernelLinkCrypto.KALLSYMS);
+    /**
+     * As {@link #start(JobConf, Reporter)}, and with {@link TipcShuffleConfig#NODE_LOSS_ENABLED} the map hosts whose
+     * TIPC node is lost are held, probed and reported through {@code hosts} (the task's scheduler).
+     */
+    static TaskTransports start(JobConf job, Reporter reporter, NodeLoss.Hosts hosts) throws IOException {
+        return start(job, new TransferCounters(reporter), hosts);
     }
 
-    /** As {@link #start(JobConf, Reporter)}, reading whether this kernel can encrypt TIPC from {@code kallsyms}. */
-    static TaskTransports start(JobConf job, TransferCounters counters, Path kallsyms) throws IOException {
+    private static TaskTransports start(JobConf job, TransferCounters counters, NodeLoss.Hosts hosts)
+            throws IOException {
+        return start(job, counters, hosts, KernelLinkCrypto.KALLSYMS);
+    }
+
+    /**
+     * As {@link #start(JobConf, Reporter, NodeLoss.Hosts)}, reading whether this kernel can encrypt TIPC from
+     * {@code kallsyms}; {@code hosts} null: node loss is not acted on.
+     */
+    static TaskTransports start(JobConf job, TransferCounters counters, NodeLoss.Hosts hosts, Path kallsyms)
+            throws IOException {
         Encryption encryption = Encryption.of(job);
         StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(job));
+        TrackedStreams tracked = null;
+        if (hosts != null && job.getBoolean(TipcShuffleConfig.NODE_LOSS_ENABLED, TipcShuffleConfig.DEFAULT_NODE_LOSS_ENABLED)) {
+            tracked = new TrackedStreams(transport);
+            transport = tracked;
+        }
         SSLFactory ssl = null;
         if (encryption == Encryption.TLS) {
             ssl = clientSsl(job);
@@ -77,7 +97,12 @@ public final class TaskTransports implements Closeable {
         routes.onLeavingTipc(streams);
         boolean connectAhead = routes.mode() != TipcShuffleConfig.Transport.TCP && streams.keepsStreams()
                 && job.getBoolean(TipcShuffleConfig.CONNECT_AHEAD_ENABLED, TipcShuffleConfig.DEFAULT_CONNECT_AHEAD_ENABLED);
-        return new TaskTransports(routes, streams, counters, ssl, connectAhead ? new AheadStreams(routes, streams) : null);
+        TaskTransports built = new TaskTransports(routes, streams, counters, ssl,
+                connectAhead ? new AheadStreams(routes, streams) : null);
+        if (tracked != null && routes.mode() != TipcShuffleConfig.Transport.TCP) {
+            built.nodeLossTimer = NodeLossWiring.start(job, routes, tracked, hosts, counters);
+        }
+        return built;
     }
 
     /**
@@ -133,6 +158,10 @@ public final class TaskTransports implements Closeable {
     public void close() {
         if (ahead != null) {
             ahead.close();
+        }
+        NodeLossTimer timer = nodeLossTimer;
+        if (timer != null) {
+            timer.close();
         }
         streams.close();
         try {

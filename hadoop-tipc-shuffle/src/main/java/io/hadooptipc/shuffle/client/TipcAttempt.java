@@ -132,6 +132,7 @@ final class TipcAttempt implements Closeable {
         if (closed || routes.mode() == Transport.TIPC) {
             throw cause;
         }
+        routes.failIfNodeLost(url, cause); // not over HTTP/TCP to a host whose node is lost: it fails at once
         routes.fellBack(route, why, cause);
         counters.fallback(why);
     }
@@ -231,6 +232,7 @@ final class TipcAttempt implements Closeable {
             throw new Failure(Fallback.CONNECT_FAILED, new AsynchronousCloseException());
         }
         if (ChannelBinding.replyVerifies(jobToken, nonce, answered.server(), reply)) {
+            routes.proved(url, name, answered.server()); // only a proven socket ties the host to a node
             return null;
         }
         String server = answer.head().field(TipcShuffleConfig.SERVER_HEADER);

@@ -5,6 +5,7 @@ import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.task.reduce.ExceptionReporter;
 import org.apache.hadoop.mapreduce.task.reduce.Fetcher;
+import org.apache.hadoop.mapreduce.task.reduce.MapHost;
 import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
 import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
@@ -39,6 +40,18 @@ public class TipcFetcher<K, V> extends Fetcher<K, V> {
     protected synchronized void openConnection(URL url) throws IOException {
         TaskTransports built = transports.get();
         connection = built != null ? built.open(url, new StockFetcherConnections(), shuffleKey) : stockConnection(url);
+    }
+
+    /**
+     * Returns at once from a host whose TIPC node was lost and that is held ({@link NodeLoss}): its map outputs stay
+     * known, and the scheduler parks it when it is freed.
+     */
+    @Override
+    protected void copyFromHost(MapHost host) throws IOException {
+        if (scheduler instanceof TipcShuffleScheduler && ((TipcShuffleScheduler<K, V>) scheduler).holds(host)) {
+            return;
+        }
+        super.copyFromHost(host);
     }
 
     /** A class of its own, not a method reference: see BootstrapFreeTest. */

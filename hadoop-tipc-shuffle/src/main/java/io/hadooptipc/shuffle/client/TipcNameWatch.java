@@ -95,6 +95,8 @@ final class TipcNameWatch implements NameWatch {
         if (event.subscription().range().type() == Tipc.NODE_STATE_SERVICE) {
             if (!published) {
                 listener.nodeLost(event.lower());
+            } else {
+                listener.nodeUp(event.lower());
             }
             return;
         }

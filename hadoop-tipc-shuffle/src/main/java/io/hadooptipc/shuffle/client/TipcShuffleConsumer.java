@@ -150,7 +150,9 @@ public class TipcShuffleConsumer<K, V> implements ShuffleConsumerPlugin<K, V>, E
             return fetchers;
         }
         int count = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
-        transports = PendingTransports.start(jobConf, reporter, this);
+        scheduler.reportLostHostsWith(new FetchFailureReports(context.getStatus(), reporter,
+                FetchFailureReports.copies(jobConf)));
+        transports = PendingTransports.start(jobConf, reporter, this, scheduler);
         scheduler.tellHostsTo(transports);
         for (int i = 0; i < count; i++) {
             fetchers.add(new TipcFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this, shuffleKey,

@@ -127,6 +127,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private volatile long proofSocketMillis = TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS;
     private volatile long proofMillis = TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS;
     private volatile long holdMillis = TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS;
+    private volatile NodeLoss nodeLoss; // null: node loss is not acted on
 
     TransportRoutes(Transport mode, TipcAvailability availability, TransferCounters counters) {
         this.mode = mode;
@@ -254,6 +255,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         if (mode == Transport.TCP) {
             return new Route(null, Fallback.CONFIGURED, 0);
         }
+        failIfNodeLost(url, null);
         if (!availability.isAvailable()) {
             if (mode == Transport.TIPC) {
                 throw new IOException("mapreduce.shuffle.tipc.transport is tipc, but " + availability.reason());
@@ -325,8 +327,50 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         }
     }
 
+    /** Tells {@code loss} of the topology's node reports and of the nodes that proved for each host, from now on. */
+    void actOnNodeLoss(NodeLoss loss) {
+        this.nodeLoss = loss;
+    }
+
+    /** A socket whose identity is {@code server} proved it holds the job token for {@code url}'s host ({@code name}). */
+    void proved(URL url, ShuffleServiceName name, String server) {
+        NodeLoss loss = nodeLoss;
+        Integer node = NodeLoss.nodeOf(server);
+        if (loss != null && node != null) {
+            loss.proved(NodeLoss.key(url.getHost(), url.getPort()), name, node);
+        }
+    }
+
+    /**
+     * Throws when {@code url}'s host is held because its TIPC node was lost: its fetch fails at once, neither over
+     * TIPC nor over HTTP/TCP, where a connect to a dead host would wait out the stock timeouts.
+     */
+    void failIfNodeLost(URL url, IOException cause) throws IOException {
+        NodeLoss loss = nodeLoss;
+        if (loss != null && loss.holds(NodeLoss.key(url.getHost(), url.getPort()))) {
+            IOException e = new IOException(url.getHost() + ":" + url.getPort()
+                    + ": TIPC lost every link to the host's node; its fetches wait for a decision");
+            if (cause != null) {
+                e.addSuppressed(cause);
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void nodeUp(int node) {
+        NodeLoss loss = nodeLoss;
+        if (loss != null) {
+            loss.nodeUp(node);
+        }
+    }
+
     @Override
     public void published(ShuffleServiceName name) {
+        NodeLoss loss = nodeLoss;
+        if (loss != null) {
+            loss.published(name);
+        }
         Host host = hosts.get(name);
         if (host == null) {
             return; // not a map host of this task
@@ -376,6 +420,10 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     public void nodeLost(int node) {
         counters.peerLost();
         LOG.warn("TIPC lost every link to node <{}>", Integer.toHexString(node));
+        NodeLoss loss = nodeLoss;
+        if (loss != null) {
+            loss.nodeLost(node);
+        }
     }
 
     @Override

@@ -49,7 +49,7 @@ class TaskTransportsTest {
         job.setBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, true);
         job.set(TipcShuffleConfig.TRANSPORT, "tipc");
         try (TaskTransports transports = TaskTransports.start(job, new TransferCounters(new CountingReporter()),
-                kallsyms)) {
+                null, kallsyms)) {
             URL url = new URL("http", "127.0.0.1", 13562, ShuffleWire.uri(ShuffleWire.JOB, 0, ShuffleWire.map(0)));
             HttpURLConnection c = transports.open(url, u -> (HttpURLConnection) u.openConnection(),
                     ShuffleWire.key(ShuffleWire.JOB));

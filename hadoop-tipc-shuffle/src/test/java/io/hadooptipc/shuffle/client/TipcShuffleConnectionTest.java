@@ -527,6 +527,59 @@ class TipcShuffleConnectionTest {
     }
 
     @Test
+    void aFetchFromAHostWhoseNodeWasLostFailsAtOnceOverNeitherTransportItsStreamClosedAndSoDoesTheNext()
+            throws Exception {
+        TrackedStreams tracked = new TrackedStreams(viaTipc);
+        streams.close();
+        streams = new StreamPool(tracked, new TransferCounters(reporter), 1, 60_000);
+        auto.onLeavingTipc(streams);
+        List<String> held = new CopyOnWriteArrayList<>();
+        NodeLoss loss = new NodeLoss(new NodeLoss.Hosts() {
+            @Override
+            public void held(String host) {
+                held.add(host);
+            }
+
+            @Override
+            public void lost(String host, int node, long sinceMillis) {
+            }
+
+            @Override
+            public void stillLost(String host) {
+            }
+
+            @Override
+            public void released(String host) {
+            }
+        }, (host, port, timeout) -> false, (millis, task) -> { }, () -> 0L, new TransferCounters(reporter),
+                3_000, 2_000, 6_000, 0x1001001);
+        loss.closeStreamsWith(tracked);
+        loss.nodeUp(0x1001002);
+        loss.nodeUp(0x1001003);
+        auto.actOnNodeLoss(loss);
+        auto.proved(url, name(), "tipc:<1001002:77>"); // as a reply that proved the job token ties it
+        tipc = SocketPairTransport.answering(SocketPairTransport.silent());
+        TipcShuffleConnection c = connection(auto);
+        c.setReadTimeout(0); // only the node's loss can end the wait
+        FutureTask<Void> connect = connecting(c);
+        Await.until("the request reaches the server", () -> !tipc.requests.isEmpty());
+
+        auto.nodeLost(0x1001002);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> connect.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, e.getCause());
+        assertEquals(List.of("127.0.0.1:" + url.getPort()), held);
+        assertEquals(0, tracked.openTo(name()), "its TIPC stream closed");
+        assertEquals(0, tcp.requests.get(), "not over HTTP/TCP, where a dead host costs the stock timeouts");
+        assertNoFallback();
+
+        int opened = tipc.opened.size();
+        TipcShuffleConnection next = connection(auto);
+        assertThrows(IOException.class, next::connect, "the next fetch fails at once");
+        assertEquals(opened, tipc.opened.size(), "without a TIPC connect");
+        assertEquals(0, tcp.requests.get());
+    }
+
+    @Test
     void aLargeMapOutputComesOverTcpFromItsHeaderOnAndTheTaskFetchesOverTcpAfterIt() throws Exception {
         auto.tcpAbove(65_536); // the body holds map outputs of 3,000, 70,000 and 10 bytes
         tipc = SocketPairTransport.keepingAlive(SocketPairTransport.replying(keptAlive(5)));
