@@ -144,15 +144,28 @@ class NodeLossTest {
 
     @Test
     void aNodeThatLostEveryLinkReportsNothing() {
-        loss.nodeLost(B);
-        clock.advance(400);
-        loss.nodeLost(A); // both peers gone: this node's bearer, not two dead nodes
+        NodeLoss onePeer = new NodeLoss(hosts, probe, timer, clock, new TransferCounters(reporter), HOLD_DOWN,
+                2_000, INTERVAL, SELF);
+        onePeer.nodeUp(A);
+        onePeer.proved(H, name, A);
+        onePeer.nodeLost(A); // its only peer gone: as likely this node's bearer as a dead peer
         clock.advance(HOLD_DOWN);
         timer.runDue(clock.now);
         assertEquals(List.of(), probe.asked);
         assertEquals(List.of("held " + H, "released " + H), hosts.events);
         assertEquals(1, reporter.get(TipcShuffleCounter.NODE_LOSS_LOCAL_FAULTS));
         assertEquals(0, reporter.get(TipcShuffleCounter.HOSTS_LOST));
+    }
+
+    @Test
+    void twoPeersLostAtOnceOfTwoIsALocalFault() {
+        loss.nodeLost(B);
+        clock.advance(400);
+        loss.nodeLost(A); // both peers gone within the hold-down: this node's bearer, not two dead nodes
+        clock.advance(HOLD_DOWN);
+        timer.runDue(clock.now);
+        assertEquals(List.of(), probe.asked);
+        assertEquals(1, reporter.get(TipcShuffleCounter.NODE_LOSS_LOCAL_FAULTS));
     }
 
     @Test
