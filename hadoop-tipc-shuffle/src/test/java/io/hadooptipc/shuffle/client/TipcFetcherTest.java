@@ -275,6 +275,29 @@ class TipcFetcherTest {
         return host;
     }
 
+    @Test
+    void aHostHeldForNodeLossIsNotFetchedFromItsMapsStayKnownAndItIsParkedUntilReleased() throws Exception {
+        scheduler.close();
+        TipcShuffleScheduler<Text, Text> held = new TipcShuffleScheduler<>(job, mock(TaskStatus.class), REDUCE,
+                reported::add, new Progress(), counter("shuffled maps"), counter("shuffle bytes"),
+                counter("failed shuffles"));
+        scheduler = held;
+        tipc = SocketPairTransport.answering(servingRequestedMaps(false));
+        known(0, 1, 2);
+        MapHost host = scheduler.getHost();
+        held.held(host.getHostName()); // its TIPC node lost between the hand-out and the fetch
+        new OneHostFetcher(job, scheduler, merger(), reporter, reported::add, streams).copyFrom(host);
+        scheduler.freeHost(host);
+
+        assertEquals(List.of(), tipc.opened, "no TIPC connect");
+        assertEquals(0, tcp.requests.get(), "nor one over HTTP/TCP");
+        assertEquals(0, counter("failed shuffles").getValue());
+        assertEquals(MapHost.State.PENALIZED, host.getState(), "parked");
+        held.released(host.getHostName());
+        assertEquals(OUTPUTS.length, scheduler.getMapsForHost(nextHost()).size(), "its map outputs still known");
+        assertEquals(List.of(), reported);
+    }
+
     /** The scheduler learns that these maps' outputs are on the host. */
     private void known(int... maps) {
         known("http", tcp.port(), maps);
