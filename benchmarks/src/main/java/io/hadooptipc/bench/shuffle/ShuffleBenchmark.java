@@ -163,9 +163,10 @@ public final class ShuffleBenchmark {
             List<Measured> oursOfSpec = runsOfSpec.stream().filter(m -> m.side() == Side.OURS).toList();
             long specTipc = total(oursOfSpec, TipcShuffleCounter.TIPC_BYTES);
             long specTcp = total(oursOfSpec, TipcShuffleCounter.TCP_BYTES);
-            s.append(String.format("%s: %d partitions of %.1f KB on average%s; ours/stock: shuffle phase %s, reducers' shuffle "
-                            + "CPU %s, NodeManager serving CPU %s%n", spec.name(), spec.maps() * spec.reduces(),
-                    total(runsOfSpec, TaskCounter.REDUCE_SHUFFLE_BYTES) / 1024.0 / runsOfSpec.size() / (spec.maps() * spec.reduces()),
+            int partitions = spec.maps() * spec.reduces();
+            s.append(String.format("%s: %d partition%s of %.1f KB on average%s; ours/stock: shuffle phase %s, reducers' shuffle "
+                            + "CPU %s, NodeManager serving CPU %s%n", spec.name(), partitions, partitions == 1 ? "" : "s",
+                    total(runsOfSpec, TaskCounter.REDUCE_SHUFFLE_BYTES) / 1024.0 / runsOfSpec.size() / partitions,
                     specTipc + specTcp > 0 ? ", " + percent(specTipc, specTipc + specTcp) + " of ours over TIPC" : "",
                     ratio(compare(runs, spec, METRICS.get(0)).ratio()), ratio(compare(runs, spec, METRICS.get(1)).ratio()),
                     ratio(compare(runs, spec, METRICS.get(2)).ratio())));
@@ -178,7 +179,7 @@ public final class ShuffleBenchmark {
 
     /** What the figures of one run per job and shuffle (bin/run's main job) mean. */
     static final String ONE_PAIR = "One run per job with each shuffle shows where ours sent the bytes and that its output is "
-            + "stock's; its ratios are one pair under emulation, not a measurement (benchmarks/results/shuffle-incast "
+            + "stock's; its ratios come from a single pair, not a measurement (benchmarks/results/shuffle-incast "
             + "measures ours against stock, over rounds).";
 
     /** {@code part} as a whole percentage of {@code whole}: 0% and 100% only when exact. */
