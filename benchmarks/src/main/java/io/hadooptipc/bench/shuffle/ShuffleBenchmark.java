@@ -129,13 +129,22 @@ public final class ShuffleBenchmark {
         System.exit(!allGood ? 1 : tipc && !allTipc ? 2 : 0);
     }
 
-    /** The closing lines: what went over which transport, what crossed machines, the ratios, whether outputs match. */
+    /**
+     * The closing lines: what went over which transport (and its share of our shuffled bytes), what crossed machines,
+     * each job's partition size and ratios, what one run per job means, whether outputs match.
+     */
     static String verdict(List<Measured> runs, boolean allGood) {
         List<Measured> ours = runs.stream().filter(m -> m.side() == Side.OURS).toList();
         StringBuilder s = new StringBuilder("\n== stock shuffle vs ours ==\n");
+        long tipcBytes = total(ours, TipcShuffleCounter.TIPC_BYTES);
+        long tcpBytes = total(ours, TipcShuffleCounter.TCP_BYTES);
         s.append(String.format("our shuffle: %d bytes in %d map outputs via TIPC, %d bytes in %d map outputs via TCP%n",
-                total(ours, TipcShuffleCounter.TIPC_BYTES), total(ours, TipcShuffleCounter.TIPC_MAP_OUTPUTS),
-                total(ours, TipcShuffleCounter.TCP_BYTES), total(ours, TipcShuffleCounter.TCP_MAP_OUTPUTS)));
+                tipcBytes, total(ours, TipcShuffleCounter.TIPC_MAP_OUTPUTS),
+                tcpBytes, total(ours, TipcShuffleCounter.TCP_MAP_OUTPUTS)));
+        if (tipcBytes + tcpBytes > 0) {
+            s.append(String.format("share of our shuffled bytes: %s over TIPC, %s over HTTP/TCP%n",
+                    percent(tipcBytes, tipcBytes + tcpBytes), percent(tcpBytes, tipcBytes + tcpBytes)));
+        }
         s.append("requests over TCP by reason:");
         for (TipcShuffleCounter c : TipcShuffleCounter.values()) {
             if (c.isFallback() || c == TipcShuffleCounter.TCP_BY_CONFIGURATION || c == TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS
@@ -150,11 +159,33 @@ public final class ShuffleBenchmark {
                     runs.stream().filter(m -> m.side() == Side.STOCK).mapToLong(Measured::crossMachineTipcBytes).sum()));
         }
         for (Spec spec : runs.stream().map(Measured::spec).distinct().toList()) {
-            s.append(String.format("%s ours/stock: shuffle phase %s, reducers' shuffle CPU %s, NodeManager serving CPU %s%n",
-                    spec.name(), ratio(compare(runs, spec, METRICS.get(0)).ratio()), ratio(compare(runs, spec, METRICS.get(1)).ratio()),
+            List<Measured> runsOfSpec = runs.stream().filter(m -> m.spec().equals(spec)).toList();
+            List<Measured> oursOfSpec = runsOfSpec.stream().filter(m -> m.side() == Side.OURS).toList();
+            long specTipc = total(oursOfSpec, TipcShuffleCounter.TIPC_BYTES);
+            long specTcp = total(oursOfSpec, TipcShuffleCounter.TCP_BYTES);
+            int partitions = spec.maps() * spec.reduces();
+            s.append(String.format("%s: %d partition%s of %.1f KB on average%s; ours/stock: shuffle phase %s, reducers' shuffle "
+                            + "CPU %s, NodeManager serving CPU %s%n", spec.name(), partitions, partitions == 1 ? "" : "s",
+                    total(runsOfSpec, TaskCounter.REDUCE_SHUFFLE_BYTES) / 1024.0 / runsOfSpec.size() / partitions,
+                    specTipc + specTcp > 0 ? ", " + percent(specTipc, specTipc + specTcp) + " of ours over TIPC" : "",
+                    ratio(compare(runs, spec, METRICS.get(0)).ratio()), ratio(compare(runs, spec, METRICS.get(1)).ratio()),
                     ratio(compare(runs, spec, METRICS.get(2)).ratio())));
         }
+        if (runs.stream().mapToInt(Measured::round).distinct().count() == 1) {
+            s.append(ONE_PAIR).append('\n');
+        }
         return s.append("output identical to stock: ").append(allGood ? "yes" : "no").append('\n').toString();
+    }
+
+    /** What the figures of one run per job and shuffle (bin/run's main job) mean. */
+    static final String ONE_PAIR = "One run per job with each shuffle shows where ours sent the bytes and that its output is "
+            + "stock's; its ratios come from a single pair, not a measurement (benchmarks/results/shuffle-incast "
+            + "measures ours against stock, over rounds).";
+
+    /** {@code part} as a whole percentage of {@code whole}: 0% and 100% only when exact. */
+    static String percent(long part, long whole) {
+        long p = Math.round(100.0 * part / whole);
+        return (part == 0 ? 0 : part == whole ? 100 : Math.max(1, Math.min(99, p))) + "%";
     }
 
     private static void report(Path out, String cluster, List<Spec> allSpecs, List<Measured> runs, Rounds rounds,
