@@ -21,7 +21,8 @@ import java.util.function.BooleanSupplier;
  * Examines this node, in the order a fix has to happen: the kernel's TIPC module and its
  * known bugs, the native library, AF_TIPC, the configured service type, whether it serves
  * over TIPC and under which encryption, node identity, bearers (and whether one is UDP),
- * links to other nodes, the TIPC island, and the shuffle names in the name table.
+ * links to other nodes and how soon they report a node lost, the TIPC island, and the shuffle names in the
+ * name table.
  * A check that cannot run because an earlier one failed is skipped, not failed again.
  */
 public final class NodeDoctor {
@@ -63,7 +64,7 @@ public final class NodeDoctor {
         checks.add(EncryptionCheck.of(conf, ownNode >= 0, KernelLinkCrypto.KALLSYMS));
         if (ownNode < 0) {
             for (String name : Arrays.asList("node-identity", BearerCheck.NAME, UdpBearerCheck.NAME, "links",
-                    IslandCheck.NAME, PublishedNames.OWN, PublishedNames.PEERS)) {
+                    LinkToleranceCheck.NAME, IslandCheck.NAME, PublishedNames.OWN, PublishedNames.PEERS)) {
                 checks.add(Check.skip(name, NEEDS_TIPC));
             }
             return new DoctorReport(checks);
@@ -74,6 +75,7 @@ public final class NodeDoctor {
         checks.add(UdpBearerCheck.of(bearers, conf, root, CommandRun::of));
         List<String> peers = new ArrayList<>();
         checks.add(links(peers));
+        checks.add(LinkToleranceCheck.of(conf, CommandRun::of));
         checks.add(island(peers));
         names(checks, ownNode, serviceType);
         return new DoctorReport(checks);

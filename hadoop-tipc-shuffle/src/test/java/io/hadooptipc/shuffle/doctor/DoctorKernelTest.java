@@ -55,6 +55,8 @@ class DoctorKernelTest {
             assertTrue(checks.get("links").finding().startsWith("up to " + (Testbed.nodeCount() - 1) + " node(s)"),
                     checks.get("links").finding());
             assertTrue(checks.get("links").finding().contains("n2"), checks.get("links").finding());
+            assertTrue(checks.get("link-tolerance").finding().startsWith("1500 ms on " + (Testbed.nodeCount() - 1)
+                    + " link(s)"), checks.get("link-tolerance").finding()); // TIPC's default tolerance
             String island = checks.get("island").finding();
             assertTrue(island.contains("TIPC network id 4711; links to ") && island.contains("n2"), island);
             assertTrue(checks.get("peer-names").finding().contains("n2 ("), checks.get("peer-names").finding());
@@ -219,7 +221,7 @@ class DoctorKernelTest {
     private static Map<String, Check> byName(DoctorReport report) {
         Map<String, Check> checks = new HashMap<>();
         report.checks().forEach(c -> checks.put(c.name(), c));
-        assertEquals(14, checks.size(), report.text());
+        assertEquals(15, checks.size(), report.text());
         return checks;
     }
 }
