@@ -19,10 +19,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The real cluster of {@code testbed/cluster/hadoop-cluster}, seen from its machine 1, where this
@@ -189,25 +191,77 @@ public final class TestbedCluster implements ShuffleCluster {
      * hadoop-cluster) and waits until it is done; fails with what the action printed if it failed.
      */
     public void act(int machine, String action, Duration timeout) throws IOException {
-        java.nio.file.Path actions = probes.resolveSibling("actions");
-        Files.createDirectories(actions);
-        java.nio.file.Path request = actions.resolve(++probe + ".m" + machine + "." + action);
-        Files.createFile(request);
+        Action a = request(machine, action);
         long deadline = System.currentTimeMillis() + timeout.toMillis();
-        while (true) {
-            for (String outcome : new String[] {"done", "failed"}) {
-                java.nio.file.Path answer = request.resolveSibling(request.getFileName() + "." + outcome);
-                if (Files.exists(answer)) {
-                    if (outcome.equals("failed")) {
-                        throw new IOException("machine " + machine + " could not " + action + ": " + Files.readString(answer));
-                    }
-                    return;
-                }
-            }
+        while (!a.done()) {
             if (System.currentTimeMillis() > deadline) {
                 throw new IOException("machine " + machine + " did not " + action + " within " + timeout.toSeconds() + " s");
             }
             sleep(200);
+        }
+    }
+
+    /** Asks machine {@code machine}'s cluster script for {@code action} and returns at once. */
+    public Action request(int machine, String action) throws IOException {
+        java.nio.file.Path actions = probes.resolveSibling("actions");
+        Files.createDirectories(actions);
+        java.nio.file.Path request = actions.resolve(++probe + ".m" + machine + "." + action);
+        Files.createFile(request);
+        return new Action(request, machine, action);
+    }
+
+    /** An action under way on a machine, as its files in the shared run directory tell. */
+    public record Action(java.nio.file.Path request, int machine, String name) {
+        /** Whether the action is done; fails with what it printed if it failed. */
+        public boolean done() throws IOException {
+            if (Files.exists(answer("failed"))) {
+                throw new IOException("machine " + machine + " could not " + name + ": " + Files.readString(answer("failed")));
+            }
+            return Files.exists(answer("done"));
+        }
+
+        /** Whether an after-tasks-* action has struck (its machine's tasks are done and the fault begins). */
+        public boolean struck() {
+            return Files.exists(answer("struck"));
+        }
+
+        private java.nio.file.Path answer(String outcome) {
+            return request.resolveSibling(request.getFileName() + "." + outcome);
+        }
+    }
+
+    /**
+     * Waits until all the cluster's NodeManagers are running and its DataNodes live again, as after a machine's
+     * fault is repaired; fails after {@code timeout}.
+     */
+    public void awaitHealthy(Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        try (YarnClient yarn = YarnClient.createYarnClient()) {
+            yarn.init(conf);
+            yarn.start();
+            while (yarn.getNodeReports(NodeState.RUNNING).size() < machines) {
+                awaitUntil(deadline, "all " + machines + " NodeManagers to run again");
+            }
+        } catch (org.apache.hadoop.yarn.exceptions.YarnException e) {
+            throw new IOException(e);
+        }
+        while (((DistributedFileSystem) fs).getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE).length < machines) {
+            awaitUntil(deadline, "all " + machines + " DataNodes to live again");
+        }
+    }
+
+    /**
+     * The {@code syslog} of each of {@code job}'s containers that ran on machine {@code machine} (its NodeManager's log
+     * directory in the shared run directory), the ApplicationMaster's first: the container of the lowest number.
+     */
+    public List<java.nio.file.Path> containerSyslogs(org.apache.hadoop.mapreduce.JobID job, int machine) throws IOException {
+        java.nio.file.Path app = probes.resolveSibling("m" + machine).resolve("containers")
+                .resolve("application_" + job.getJtIdentifier() + "_" + String.format("%04d", job.getId()));
+        if (!Files.isDirectory(app)) {
+            return List.of();
+        }
+        try (Stream<java.nio.file.Path> containers = Files.list(app)) {
+            return containers.sorted().map(c -> c.resolve("syslog")).filter(Files::exists).toList();
         }
     }
 
