@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -211,7 +212,21 @@ public final class TestbedCluster implements ShuffleCluster {
     }
 
     /** An action under way on a machine, as its files in the shared run directory tell. */
-    public record Action(java.nio.file.Path request, int machine, String name) {
+    public static final class Action {
+        private final java.nio.file.Path request;
+        private final int machine;
+        private final String name;
+
+        Action(java.nio.file.Path request, int machine, String name) {
+            this.request = request;
+            this.machine = machine;
+            this.name = name;
+        }
+
+        public String name() {
+            return name;
+        }
+
         /** Whether the action is done; fails with what it printed if it failed. */
         public boolean done() throws IOException {
             if (Files.exists(answer("failed"))) {
@@ -220,7 +235,7 @@ public final class TestbedCluster implements ShuffleCluster {
             return Files.exists(answer("done"));
         }
 
-        /** Whether an after-tasks-* action has struck (its machine's tasks are done and the fault begins). */
+        /** Whether a strike-* action has struck (the moment it waited for came, and the fault begins). */
         public boolean struck() {
             return Files.exists(answer("struck"));
         }
@@ -261,7 +276,7 @@ public final class TestbedCluster implements ShuffleCluster {
             return List.of();
         }
         try (Stream<java.nio.file.Path> containers = Files.list(app)) {
-            return containers.sorted().map(c -> c.resolve("syslog")).filter(Files::exists).toList();
+            return containers.sorted().map(c -> c.resolve("syslog")).filter(Files::exists).collect(Collectors.toList());
         }
     }
 
