@@ -102,7 +102,7 @@ public final class NodeLossBenchmark {
         }
 
         String label() {
-            return name().toLowerCase().replace('_', '-');
+            return labelOf(this);
         }
     }
 
@@ -123,20 +123,28 @@ public final class NodeLossBenchmark {
         }
 
         String label() {
-            return name().toLowerCase().replace('_', '-');
+            return labelOf(this);
         }
     }
 
     record Trial(Arm arm, Fault fault) {
         static Trial parse(String s) {
             String[] parts = s.split(":");
-            return new Trial(Arm.valueOf(parts[0].toUpperCase().replace('-', '_')),
-                    Fault.valueOf(parts[1].toUpperCase().replace('-', '_')));
+            return new Trial(Enum.valueOf(Arm.class, constant(parts[0])), Enum.valueOf(Fault.class, constant(parts[1])));
         }
 
         String label() {
             return arm.label() + ":" + fault.label();
         }
+    }
+
+    /** An arm's or a fault's name on the command line and in results: {@code STOCK_TUNED} is {@code stock-tuned}. */
+    private static String labelOf(Enum<?> e) {
+        return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    private static String constant(String label) {
+        return label.toUpperCase(java.util.Locale.ROOT).replace('-', '_');
     }
 
     /** What the ApplicationMaster's and reducers' logs say of a job, times in ms since the epoch. */
