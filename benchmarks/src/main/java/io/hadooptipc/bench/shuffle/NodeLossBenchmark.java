@@ -1,6 +1,7 @@
 package io.hadooptipc.bench.shuffle;
 
 import io.hadooptipc.bench.common.Charts;
+import io.hadooptipc.bench.common.Machine;
 import io.hadooptipc.bench.common.Results;
 import io.hadooptipc.bench.common.Stats;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
@@ -49,9 +50,10 @@ import java.util.regex.Pattern;
  * TIPC and IP alike, once map 1 has told the ApplicationMaster it is done, until the job ends), flap (m2's TIPC bearer down 5 s),
  * nodemanager-restart (m2's NodeManager killed and restarted) and short-blackout (every frame of m2 dropped for 2 s,
  * less than the hold-down). Each round runs every trial once, starting one further along the list each round.
- * <p>Arguments: {@code OUT ROUNDS REDUCERS TRIAL...}. Writes {@code OUT/results.csv}, {@code plot.png}, {@code summary.md}
- * after every trial; exits 1 if a job failed or its output differs, or if a loss of ours re-ran no map or a fault
- * other than loss re-ran one with ours.
+ * <p>Arguments: {@code OUT K-N REDUCERS TRIAL...}: rounds K to N (a series measures its rounds over sessions, see
+ * {@link NodeLossSeries}). Writes {@code OUT/results.csv}, {@code plot.png}, {@code summary.md} after every trial;
+ * exits 1 if a job failed or its output differs, or if a loss of ours re-ran no map or a fault other than loss re-ran
+ * one with ours.
  */
 public final class NodeLossBenchmark {
     private static final ShuffleJob JOB = ShuffleJob.SHUFFLE_HEAVY;
@@ -74,6 +76,10 @@ public final class NodeLossBenchmark {
     /** A stock reducer's report of a failed fetch (ShuffleSchedulerImpl), and ours of a lost host (NodeLoss). */
     private static final String STOCK_REPORT = "Reporting fetch failure for";
     private static final String OUR_REPORT = "its map outputs are reported to the ApplicationMaster";
+    static final String CSV_HEADER = "round,arm,fault,reduces,job,job_ms,fault_to_decision_ms,fault_to_rerun_ms,"
+            + "fault_to_rerun_running_ms,fault_to_success_ms,maps_rerun,reduces_rerun,decisions_by_fetch_failures,"
+            + "decisions_by_unusable_node,stock_fetch_failure_reports,our_lost_host_reports,hosts_lost,"
+            + "node_loss_tcp_answered,identical,ok";
 
     /**
      * Stock's shuffle tuned to fail faster on a dead host, within its own keys (mapred-default.xml): one 30 s connect
@@ -148,20 +154,47 @@ public final class NodeLossBenchmark {
     }
 
     /** What the ApplicationMaster's and reducers' logs say of a job, times in ms since the epoch. */
-    /** What the ApplicationMaster's and reducers' logs say of a job, times in ms since the epoch. */
     record Logs(OptionalLong firstDecision, OptionalLong firstRerun, OptionalLong firstRerunRunning, int mapsRerun,
                 int reducesRerun, int byFetchFailures, int byUnusableNode, int stockReports, int ourReports) {
     }
 
     /** One trial's outcome; times from the fault in ms, -1 where it did not happen. */
-    record Outcome(int round, Trial trial, String job, long jobMillis, long toDecision, long toRerun,
+    record Outcome(int round, Trial trial, int reduces, String job, long jobMillis, long toDecision, long toRerun,
                    long toRerunRunning, long toSuccess, Logs logs, long hostsLost, long tcpAnswered, boolean identical,
                    List<String> problems) {
+        /** A row of {@link #CSV_HEADER}'s, as results.csv has it; a failed trial's problems are in its session's summary. */
+        static Outcome of(Map<String, String> row, String session) {
+            java.util.function.ToIntFunction<String> count = column -> Integer.parseInt(row.get(column));
+            java.util.function.ToLongFunction<String> millis = column -> Long.parseLong(row.get(column));
+            Logs logs = new Logs(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(),
+                    count.applyAsInt("maps_rerun"), count.applyAsInt("reduces_rerun"),
+                    count.applyAsInt("decisions_by_fetch_failures"), count.applyAsInt("decisions_by_unusable_node"),
+                    count.applyAsInt("stock_fetch_failure_reports"), count.applyAsInt("our_lost_host_reports"));
+            return new Outcome(count.applyAsInt("round"), Trial.parse(row.get("arm") + ":" + row.get("fault")),
+                    count.applyAsInt("reduces"), row.get("job"), millis.applyAsLong("job_ms"),
+                    millis.applyAsLong("fault_to_decision_ms"), millis.applyAsLong("fault_to_rerun_ms"),
+                    millis.applyAsLong("fault_to_rerun_running_ms"), millis.applyAsLong("fault_to_success_ms"), logs,
+                    millis.applyAsLong("hosts_lost"), millis.applyAsLong("node_loss_tcp_answered"),
+                    Boolean.parseBoolean(row.get("identical")),
+                    Boolean.parseBoolean(row.get("ok")) ? List.of() : List.of("see " + session + "/summary.md"));
+        }
+
+        String csvRow() {
+            return String.join(",", String.valueOf(round), trial.arm().label(), trial.fault().label(),
+                    String.valueOf(reduces), job, String.valueOf(jobMillis), String.valueOf(toDecision),
+                    String.valueOf(toRerun), String.valueOf(toRerunRunning), String.valueOf(toSuccess),
+                    String.valueOf(logs.mapsRerun()), String.valueOf(logs.reducesRerun()),
+                    String.valueOf(logs.byFetchFailures()), String.valueOf(logs.byUnusableNode()),
+                    String.valueOf(logs.stockReports()), String.valueOf(logs.ourReports()), String.valueOf(hostsLost),
+                    String.valueOf(tcpAnswered), String.valueOf(identical), String.valueOf(problems.isEmpty()));
+        }
     }
 
     public static void main(String[] args) throws Exception {
         java.nio.file.Path out = java.nio.file.Path.of(args[0]);
-        int rounds = Integer.parseInt(args[1]);
+        String[] rounds = args[1].split("-");
+        int first = Integer.parseInt(rounds[0]);
+        int last = Integer.parseInt(rounds[1]);
         ShuffleComparison.Spec spec = new ShuffleComparison.Spec(JOB, MAPS, Integer.parseInt(args[2]), RECORDS);
         List<Trial> trials = new ArrayList<>();
         for (int i = 3; i < args.length; i++) {
@@ -172,11 +205,11 @@ public final class NodeLossBenchmark {
         List<Outcome> outcomes = new ArrayList<>();
         try (TestbedCluster cluster = TestbedCluster.connect(0)) {
             Path input = cluster.stageInput(work.resolve("in"));
-            for (int round = 1; round <= rounds; round++) {
+            for (int round = first; round <= last; round++) {
                 for (int t = 0; t < trials.size(); t++) {
                     Trial trial = trials.get((t + round - 1) % trials.size());
                     outcomes.add(trial(cluster, spec, input, round, trial, expected));
-                    report(out, spec, outcomes);
+                    write(out, Machine.describe(), outcomes, "");
                 }
             }
         }
@@ -251,7 +284,7 @@ public final class NodeLossBenchmark {
             problems.add(logs.mapsRerun() + " map(s) re-ran on a fault that lost nothing");
         }
         long finished = job.getFinishTime();
-        Outcome o = new Outcome(round, trial, id.toString(), finished - job.getStartTime(),
+        Outcome o = new Outcome(round, trial, spec.reduces(), id.toString(), finished - job.getStartTime(),
                 since(struck, logs.firstDecision()), since(struck, logs.firstRerun()),
                 since(struck, logs.firstRerunRunning()), struck < 0 || !job.isSuccessful() ? -1 : finished - struck,
                 logs, hostsLost, tcpAnswered, identical, problems);
@@ -379,21 +412,10 @@ public final class NodeLossBenchmark {
         System.out.printf("node-loss: %s%n", what);
     }
 
-    private static void report(java.nio.file.Path out, ShuffleComparison.Spec spec, List<Outcome> outcomes) throws IOException {
-        StringBuilder csv = new StringBuilder("round,arm,fault,job,job_ms,fault_to_decision_ms,fault_to_rerun_ms,"
-                + "fault_to_rerun_running_ms,fault_to_success_ms,maps_rerun,reduces_rerun,decisions_by_fetch_failures,"
-                + "decisions_by_unusable_node,stock_fetch_failure_reports,our_lost_host_reports,hosts_lost,"
-                + "node_loss_tcp_answered,identical,ok\n");
-        for (Outcome o : outcomes) {
-            Logs l = o.logs();
-            csv.append(String.join(",", String.valueOf(o.round()), o.trial().arm().label(), o.trial().fault().label(),
-                    o.job(), String.valueOf(o.jobMillis()), String.valueOf(o.toDecision()), String.valueOf(o.toRerun()),
-                    String.valueOf(o.toRerunRunning()), String.valueOf(o.toSuccess()), String.valueOf(l.mapsRerun()),
-                    String.valueOf(l.reducesRerun()), String.valueOf(l.byFetchFailures()),
-                    String.valueOf(l.byUnusableNode()), String.valueOf(l.stockReports()), String.valueOf(l.ourReports()),
-                    String.valueOf(o.hostsLost()), String.valueOf(o.tcpAnswered()), String.valueOf(o.identical()),
-                    String.valueOf(o.problems().isEmpty()))).append('\n');
-        }
+    /** Writes OUT's results of {@code outcomes}, measured on {@code machine}, with {@code more} after the summary. */
+    static void write(java.nio.file.Path out, String machine, List<Outcome> outcomes, String more) throws IOException {
+        StringBuilder csv = new StringBuilder(CSV_HEADER).append('\n');
+        outcomes.forEach(o -> csv.append(o.csvRow()).append('\n'));
         CategoryChart chart = Charts.bars("From m2's fault: first re-run map attempt and job success, each trial",
                 "trial (round, arm, fault)", "seconds after the fault");
         List<String> labels = outcomes.stream().map(o -> o.round() + " " + o.trial().label()).toList();
@@ -401,12 +423,14 @@ public final class NodeLossBenchmark {
         chart.addSeries("job success", labels, outcomes.stream().map(o -> (Number) Math.max(0, o.toSuccess() / 1e3)).toList());
         chart.getStyler().setXAxisLabelRotation(60);
         Charts.save(out, "plot", chart);
-        Results.write(out, "A map host lost mid-shuffle on the testbed cluster", csv, summary(spec, outcomes));
+        Results.write(out, "A map host lost mid-shuffle on the testbed cluster", csv, machine, summary(outcomes) + more);
     }
 
-    static String summary(ShuffleComparison.Spec spec, List<Outcome> outcomes) {
-        StringBuilder s = new StringBuilder("Job: ").append(spec.name()).append(", ").append(spec.maps())
-                .append(" maps x ").append(spec.reduces()).append(" reducers (reducers and the ApplicationMaster on m1,")
+    static String summary(List<Outcome> outcomes) {
+        String reduces = outcomes.stream().map(o -> String.valueOf(o.reduces())).distinct()
+                .collect(java.util.stream.Collectors.joining(" or "));
+        StringBuilder s = new StringBuilder("Job: ").append(JOB.label()).append(", ").append(MAPS)
+                .append(" maps x ").append(reduces).append(" reducers (reducers and the ApplicationMaster on m1,")
                 .append(" started with the job); both maps on m2, held at a gate until every reducer's shuffle has begun (and")
                 .append(" ").append(REDUCERS_SETTLED.toSeconds()).append(" s more), then map 1 finishing ").append(STAGGER.toSeconds())
                 .append(" s after map 0; m3 idle, where a lost map re-runs. The fault strikes on m2 the moment map 1 has")

@@ -3,23 +3,18 @@ package io.hadooptipc.bench.shuffle;
 import io.hadooptipc.bench.common.Charts;
 import io.hadooptipc.bench.common.Results;
 import io.hadooptipc.bench.common.Stats;
-import io.hadooptipc.bench.common.Machine;
+import io.hadooptipc.bench.common.Series;
+import io.hadooptipc.bench.common.Series.Session;
 import io.hadooptipc.bench.shuffle.SideBySide.Metric;
 import org.knowm.xchart.CategoryChart;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * One result from a series of {@link ShuffleBenchmark} runs on the testbed cluster, each a session's rounds of the
@@ -32,10 +27,8 @@ import java.util.stream.Stream;
  * uncommitted changes), ran different jobs, or measured a round twice.
  */
 public final class ShuffleSeries {
-    static final String SESSION_PREFIX = "rounds-";
     /** The metrics whose per-round ratios the summary and the plot show: shuffle phase, its CPU, serving CPU. */
     private static final List<Metric> PER_ROUND = SideBySide.METRICS.subList(0, 3);
-    private static final Pattern COMMIT = Pattern.compile("commit ([0-9a-f]+)( with uncommitted changes)?;");
 
     /** A job run: a row of a session's results.csv, which lists runs in the order they ran. */
     record Run(String session, int row, Map<String, String> fields) {
@@ -66,42 +59,6 @@ public final class ShuffleSeries {
         }
     }
 
-    /** A session's folder: its summary's Machine line, the host's load after it, and its job runs. */
-    record Session(String name, String machine, String loadAfter, String commit, List<Run> runs) {
-        static Session read(Path dir) throws IOException {
-            String name = dir.getFileName().toString();
-            List<String> summary = Files.readAllLines(dir.resolve("summary.md"));
-            String machine = Machine.lineOf(summary)
-                    .orElseThrow(() -> new IllegalArgumentException(name + ": its summary.md has no Machine: line"));
-            String loadAfter = summary.stream().filter(l -> l.startsWith("Host load average after the run: ")).findFirst()
-                    .map(l -> l.substring("Host load average after the run: ".length())).orElse("not recorded.");
-            Matcher commit = COMMIT.matcher(machine);
-            if (!commit.find()) {
-                throw new IllegalArgumentException(name + ": its Machine: line names no commit");
-            }
-            List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
-            if (csv.isEmpty() || !csv.get(0).equals(SideBySide.CSV_HEADER)) {
-                throw new IllegalArgumentException(name + ": results.csv's header is not ShuffleBenchmark's: "
-                        + (csv.isEmpty() ? "empty file" : csv.get(0)));
-            }
-            String[] header = csv.get(0).split(",");
-            List<Run> runs = new ArrayList<>();
-            for (String line : csv.subList(1, csv.size())) {
-                String[] values = line.split(",", -1);
-                if (values.length != header.length) {
-                    throw new IllegalArgumentException(name + ": results.csv row with " + values.length + " fields: " + line);
-                }
-                Map<String, String> fields = new LinkedHashMap<>();
-                for (int i = 0; i < header.length; i++) {
-                    fields.put(header[i], values[i]);
-                }
-                runs.add(new Run(name, runs.size(), fields));
-            }
-            return new Session(name, machine, loadAfter, commit.group(1) + (commit.group(2) == null ? "" : commit.group(2)),
-                    runs);
-        }
-    }
-
     public static void main(String[] args) throws IOException {
         try {
             write(Path.of(args[0]));
@@ -113,51 +70,29 @@ public final class ShuffleSeries {
 
     /** Joins DIR's sessions into DIR's results, or says why they cannot be joined. */
     static void write(Path dir) throws IOException {
-        List<Session> sessions = new ArrayList<>();
-        try (Stream<Path> folders = Files.list(dir)) {
-            for (Path folder : folders.filter(f -> f.getFileName().toString().startsWith(SESSION_PREFIX))
-                    .filter(f -> Files.exists(f.resolve("results.csv"))).sorted().toList()) {
-                sessions.add(Session.read(folder));
-            }
-        }
-        check(sessions);
-        List<Run> runs = sessions.stream().flatMap(s -> s.runs().stream()).toList();
-        StringBuilder csv = new StringBuilder("session,").append(SideBySide.CSV_HEADER).append('\n');
-        runs.forEach(r -> csv.append(r.session()).append(',').append(String.join(",", r.fields().values())).append('\n'));
-        try (Stream<Path> files = Files.list(dir)) {  // plots of an earlier series
-            for (Path png : files.filter(f -> f.getFileName().toString().endsWith(".png")).toList()) {
-                Files.delete(png);
-            }
-        }
-        Charts.save(dir, "plot", plot(runs));
-        Results.write(dir, "shuffle", csv, sessions.get(0).machine() + "\n", summary(sessions, runs));
-    }
-
-    /** Why the sessions are not one series, if they are not. */
-    static void check(List<Session> sessions) {
-        if (sessions.isEmpty()) {
-            throw new IllegalArgumentException("no " + SESSION_PREFIX + "K-N folder with a results.csv");
-        }
-        List<String> commits = sessions.stream().map(Session::commit).distinct().toList();
-        if (commits.size() > 1 || commits.get(0).contains("uncommitted")) {
-            throw new IllegalArgumentException("a series measures one commit, with nothing uncommitted; these sessions measured "
-                    + sessions.stream().map(s -> s.name() + ": " + s.commit()).collect(Collectors.joining(", ")));
-        }
-        List<List<String>> jobs = sessions.stream().map(s -> s.runs().stream().map(Run::job).distinct().sorted().toList())
+        List<Session> sessions = Series.read(dir, SideBySide.CSV_HEADER,
+                row -> row.get("job") + "-" + row.get("maps") + "x" + row.get("reduces") + " round " + row.get("round")
+                        + " " + row.get("shuffle"));
+        List<List<String>> jobs = sessions.stream().map(s -> runs(s).stream().map(Run::job).distinct().sorted().toList())
                 .distinct().toList();
         if (jobs.size() > 1) {
             throw new IllegalArgumentException("the sessions ran different jobs: " + jobs);
         }
-        Map<String, String> measured = new HashMap<>();
-        for (Session s : sessions) {
-            for (Run r : s.runs()) {
-                String key = r.job() + " round " + r.round() + " " + r.fields().get("shuffle");
-                String before = measured.put(key, s.name());
-                if (before != null && !before.equals(s.name())) {
-                    throw new IllegalArgumentException(key + " was measured twice, in " + before + " and " + s.name());
-                }
-            }
+        List<Run> runs = sessions.stream().flatMap(s -> runs(s).stream()).toList();
+        StringBuilder csv = new StringBuilder("session,").append(SideBySide.CSV_HEADER).append('\n');
+        runs.forEach(r -> csv.append(r.session()).append(',').append(String.join(",", r.fields().values())).append('\n'));
+        Series.deletePlots(dir);
+        Charts.save(dir, "plot", plot(runs));
+        Results.write(dir, "shuffle", csv, sessions.get(0).machine() + "\n", summary(sessions, runs));
+    }
+
+    /** A session's job runs, in the order they ran. */
+    private static List<Run> runs(Session session) {
+        List<Run> runs = new ArrayList<>();
+        for (Map<String, String> row : session.rows()) {
+            runs.add(new Run(session.name(), runs.size(), row));
         }
+        return runs;
     }
 
     /** A round of a job in which both sides ran. */
@@ -259,13 +194,8 @@ public final class ShuffleSeries {
                     ofJob.stream().allMatch(r -> r.flag("output_identical")) ? "yes" : "**NO**",
                     ofJob.stream().allMatch(r -> r.flag("output_correct")) ? "yes" : "**NO**"));
         }
-        s.append("## Sessions\n\n");
-        for (Session session : sessions) {
-            s.append(String.format("- [%s](%s/summary.md), rounds %s: %s Host load average after it: %s%n", session.name(),
-                    session.name(), session.runs().stream().map(Run::round).distinct().sorted().map(String::valueOf)
-                            .collect(Collectors.joining(", ")), session.machine().substring("Machine: ".length()),
-                    session.loadAfter()));
-        }
+        s.append(Series.sessions(sessions, session -> runs(session).stream().map(Run::round).distinct().sorted()
+                .map(String::valueOf).collect(Collectors.joining(", "))));
         return s.toString();
     }
 
