@@ -64,6 +64,14 @@ class NodeLossBenchmarkTest {
     }
 
     @Test
+    void aMapsPlacementIsReadFromTheApplicationMastersAndTheHistoryServersEvents() {
+        assertTrue(NodeLossBenchmark.placement(0, "http://m2:13562").isEmpty());
+        assertTrue(NodeLossBenchmark.placement(1, "m2:45454").isEmpty(), "the history server's NodeManager address");
+        assertEquals("map 1 ran on m3:45454, not m2", NodeLossBenchmark.placement(1, "m3:45454").orElseThrow());
+        assertTrue(NodeLossBenchmark.placement(0, "http://m22:13562").isPresent());
+    }
+
+    @Test
     void aTrialNamesAnArmAndAFault() {
         NodeLossBenchmark.Trial trial = NodeLossBenchmark.Trial.parse("stock-tuned:short-blackout");
         assertEquals(NodeLossBenchmark.Arm.STOCK_TUNED, trial.arm());
