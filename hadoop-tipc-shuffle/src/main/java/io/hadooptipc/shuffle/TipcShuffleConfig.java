@@ -168,6 +168,13 @@ public final class TipcShuffleConfig {
     public static final long DEFAULT_TCP_ABOVE_BYTES = 32_768;
 
     /**
+     * Job, {@code auto} transport with {@link #TCP_ABOVE_BYTES} above 0: where a reduce task's fetches go before any
+     * map output has shown its size ({@link FirstFetches}).
+     */
+    public static final String FIRST_FETCHES = "mapreduce.shuffle.tipc.first-fetches";
+    public static final FirstFetches DEFAULT_FIRST_FETCHES = FirstFetches.TIPC;
+
+    /**
      * Job and node: where the Hadoop cluster runs one TIPC cluster (an island: its own TIPC network id) per
      * rack or pod, how many leading components of a host's network location (Hadoop's rack awareness,
      * {@code net.topology.*}) name its island; a reducer fetches from a host of another island over HTTP/TCP
@@ -204,6 +211,23 @@ public final class TipcShuffleConfig {
                 return valueOf(value.toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(TRANSPORT + " must be auto, tipc or tcp, not '" + value + "'");
+            }
+        }
+    }
+
+    /** Where a reduce task's first fetches go, before a map output's header has shown the size of its partitions. */
+    public enum FirstFetches {
+        /** Over TIPC; the first map output above {@link #TCP_ABOVE_BYTES} sends the task to HTTP/TCP. */
+        TIPC,
+        /** Over HTTP/TCP; the first map output of at most {@link #TCP_ABOVE_BYTES} sends the task to TIPC. */
+        TCP;
+
+        public static FirstFetches of(Configuration conf) {
+            String value = conf.getTrimmed(FIRST_FETCHES, DEFAULT_FIRST_FETCHES.name());
+            try {
+                return valueOf(value.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(FIRST_FETCHES + " must be tipc or tcp, not '" + value + "'");
             }
         }
     }

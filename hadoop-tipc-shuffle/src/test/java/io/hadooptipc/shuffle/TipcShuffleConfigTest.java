@@ -26,6 +26,7 @@ class TipcShuffleConfigTest {
                 shipped.getBoolean(TipcShuffleConfig.LINKS_ENCRYPTED, !TipcShuffleConfig.DEFAULT_LINKS_ENCRYPTED));
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
         assertEquals(TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES, shipped.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, -1));
+        assertEquals(TipcShuffleConfig.DEFAULT_FIRST_FETCHES, TipcShuffleConfig.FirstFetches.of(shipped));
         assertEquals(TipcShuffleConfig.DEFAULT_ISLAND_LEVEL, shipped.getInt(TipcShuffleConfig.ISLAND_LEVEL, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
@@ -51,7 +52,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(21, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(22, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test
@@ -64,6 +65,11 @@ class TipcShuffleConfigTest {
         assertThrows(IllegalArgumentException.class, () -> TipcShuffleConfig.serviceType(conf));
         conf.set(TipcShuffleConfig.TRANSPORT, " TIPC ");
         assertEquals(TipcShuffleConfig.Transport.TIPC, TipcShuffleConfig.Transport.of(conf));
+        conf.set(TipcShuffleConfig.FIRST_FETCHES, "probe");
+        e = assertThrows(IllegalArgumentException.class, () -> TipcShuffleConfig.FirstFetches.of(conf));
+        assertTrue(e.getMessage().contains("mapreduce.shuffle.tipc.first-fetches must be tipc or tcp"), e.getMessage());
+        conf.set(TipcShuffleConfig.FIRST_FETCHES, "TCP");
+        assertEquals(TipcShuffleConfig.FirstFetches.TCP, TipcShuffleConfig.FirstFetches.of(conf));
     }
 
     @Test

@@ -20,6 +20,8 @@ enum Fallback {
     CONFIGURED(TipcShuffleCounter.TCP_BY_CONFIGURATION, "mapreduce.shuffle.tipc.transport is tcp"),
     LARGE_OUTPUTS(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS,
             "a map output was larger than mapreduce.shuffle.tipc.tcp.above-bytes"),
+    SIZE_UNKNOWN(TipcShuffleCounter.TCP_FIRST_FETCHES,
+            "no map output of the task has shown its size yet (mapreduce.shuffle.tipc.first-fetches = tcp)"),
     OTHER_ISLAND(TipcShuffleCounter.TCP_OTHER_ISLAND,
             "the host is in another TIPC island (mapreduce.shuffle.tipc.island.level)");
 

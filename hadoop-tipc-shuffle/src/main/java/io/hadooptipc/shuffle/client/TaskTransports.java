@@ -75,7 +75,9 @@ public final class TaskTransports implements Closeable {
         Encryption encryption = Encryption.of(job);
         StreamTransport transport = new TipcStreamTransport(TipcShuffleConfig.serviceType(job));
         TrackedStreams tracked = null;
-        if (hosts != null && job.getBoolean(TipcShuffleConfig.NODE_LOSS_ENABLED, TipcShuffleConfig.DEFAULT_NODE_LOSS_ENABLED)) {
+        boolean nodeLoss = hosts != null
+                && job.getBoolean(TipcShuffleConfig.NODE_LOSS_ENABLED, TipcShuffleConfig.DEFAULT_NODE_LOSS_ENABLED);
+        if (nodeLoss) {
             tracked = new TrackedStreams(transport);
             transport = tracked;
         }
@@ -89,9 +91,8 @@ public final class TaskTransports implements Closeable {
         }
         TransportRoutes routes = encryption == Encryption.KERNEL ? unencryptedRoutes(job, counters, kallsyms) : null;
         if (routes == null) {
-            routes = TransportRoutes.start(job, counters);
+            routes = TransportRoutes.start(job, counters, nodeLoss);
         }
-        routes.tcpAbove(job.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
         routes.islands(TipcIslands.forThisHost(job));
         StreamPool streams = StreamPool.of(job, transport, counters);
         routes.onLeavingTipc(streams);

@@ -32,6 +32,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
     private static final Logger LOG = LoggerFactory.getLogger(TipcShuffleConnection.class);
 
     private final TipcAttempt tipc;
+    private final TransportRoutes routes;
     private final TransferCounters counters;
     private final StockConnections stock;
     private Map<String, List<String>> requestFields;
@@ -44,6 +45,7 @@ final class TipcShuffleConnection extends HttpURLConnection {
                           StockConnections stock, SecretKey jobToken) {
         super(url);
         this.tipc = new TipcAttempt(url, routes, streams, counters, jobToken);
+        this.routes = routes;
         this.counters = counters;
         this.stock = stock;
     }
@@ -103,7 +105,8 @@ final class TipcShuffleConnection extends HttpURLConnection {
         connect();
         if (body == null) {
             if (tcp != null) {
-                body = TransferBody.overTcp(tcp.getInputStream(), tcp.getContentLengthLong(), counters);
+                body = TransferBody.overTcp(tcp.getInputStream(), tcp.getContentLengthLong(),
+                        routes.sizeUnknown() ? new SizeSeen() : counters);
             } else {
                 if (responseCode >= 400) {
                     throw new IOException("Server returned HTTP response code: " + responseCode + " for URL: " + url);
@@ -126,6 +129,15 @@ final class TipcShuffleConnection extends HttpURLConnection {
     @Override
     public boolean usingProxy() {
         return false;
+    }
+
+    /** Counts each map output and tells the routes its size, while the task's first is awaited: see BootstrapFreeTest. */
+    private final class SizeSeen implements MapOutputFrames.Sink {
+        @Override
+        public void mapOutput(boolean viaTipc, long bytes) {
+            counters.mapOutput(viaTipc, bytes);
+            routes.sizeSeen(url.getHost(), bytes);
+        }
     }
 
     /** A class of its own, not lambdas: see BootstrapFreeTest. */

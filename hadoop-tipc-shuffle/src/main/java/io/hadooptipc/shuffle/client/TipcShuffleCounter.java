@@ -5,7 +5,8 @@ package io.hadooptipc.shuffle.client;
  * TipcShuffleCounter.properties). Bytes are map-output bytes, as in the stock
  * REDUCE_SHUFFLE_BYTES, counted for the transport that delivered a map output's
  * last byte. Each FALLBACK_* counts fetch requests that went over HTTP/TCP for
- * that reason, TCP_BY_CONFIGURATION, TCP_FOR_LARGE_OUTPUTS and TCP_OTHER_ISLAND those sent there by choice;
+ * that reason, TCP_BY_CONFIGURATION, TCP_FOR_LARGE_OUTPUTS, TCP_OTHER_ISLAND and TCP_FIRST_FETCHES (sent before any
+ * map output had shown its size) those sent there by choice;
  * ROUTES_TO_TCP counts map hosts switched to HTTP/TCP (after a failure or a withdrawn name),
  * ROUTES_BACK_TO_TIPC those switched back when their name was published again, ROUTES_BACK_AFTER_HOLD those
  * switched back once the hold after a fallback before a proven response was over, TIPC_PEERS_LOST
@@ -39,6 +40,7 @@ public enum TipcShuffleCounter {
     TCP_BY_CONFIGURATION,
     TCP_FOR_LARGE_OUTPUTS,
     TCP_OTHER_ISLAND,
+    TCP_FIRST_FETCHES,
     ROUTES_TO_TCP,
     ROUTES_BACK_TO_TIPC,
     ROUTES_BACK_AFTER_HOLD,

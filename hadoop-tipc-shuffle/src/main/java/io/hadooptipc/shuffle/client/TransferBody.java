@@ -46,8 +46,9 @@ final class TransferBody extends InputStream {
         return new TransferBody(in, true, length, outputs, overTcp);
     }
 
-    static TransferBody overTcp(InputStream in, long length, TransferCounters counters) {
-        return new TransferBody(in, false, length, counters, null);
+    /** @param outputs told of each map output received */
+    static TransferBody overTcp(InputStream in, long length, MapOutputFrames.Sink outputs) {
+        return new TransferBody(in, false, length, outputs, null);
     }
 
     @Override

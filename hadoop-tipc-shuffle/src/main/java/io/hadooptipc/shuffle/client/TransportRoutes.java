@@ -3,6 +3,7 @@ package io.hadooptipc.shuffle.client;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcIslands;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.FirstFetches;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.tipc.Tipc;
 import io.hadooptipc.tipc.TipcAvailability;
@@ -38,8 +39,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * map output larger than {@link #tcpAbove} arrives over TIPC, that output comes over HTTP/TCP and
  * every host goes there for the rest of the task, by choice rather than failure: a reduce task's
  * partitions of different maps are alike in size, the stock fetcher asks a host for all its
- * finished maps in one request, and TCP carries bulk data in fewer frames. The idle streams to a host are closed when it leaves TIPC
- * ({@link #onLeavingTipc}).
+ * finished maps in one request, and TCP carries bulk data in fewer frames. With the first fetches over HTTP/TCP
+ * ({@link #firstFetches}), every host goes there until the task's first map output has shown its size, which sends
+ * the task to TIPC if it is at most {@link #tcpAbove}, so that a bulk task pays nothing for TIPC. The idle streams
+ * to a host are closed when it leaves TIPC ({@link #onLeavingTipc}).
  */
 final class TransportRoutes implements NameWatch.Listener, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportRoutes.class);
@@ -111,7 +114,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     }
 
     private final Transport mode;
-    private final TipcAvailability availability;
+    private volatile TipcAvailability availability; // null until the TIPC side is started
     private final TransferCounters counters;
     private final Map<ShuffleServiceName, Host> hosts = new ConcurrentHashMap<>();
     private final AtomicBoolean unavailableLogged = new AtomicBoolean();
@@ -121,6 +124,10 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private volatile TipcIslands islands; // null: one TIPC cluster spans the Hadoop cluster
     private final Set<String> otherIslandHosts = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean largeOutputs = new AtomicBoolean();
+    /** True while every host goes over HTTP/TCP until a map output shows its size; set once, cleared once. */
+    private volatile boolean sizeUnknown;
+    /** The task's configuration while its TIPC side waits for a small map output to start; null once started. */
+    private Configuration deferredStart; // guarded by largeOutputs
     private final AtomicBoolean backAfterHoldLogged = new AtomicBoolean();
     /** Closes the streams of fetches whose proof is overdue: one thread per task, not one per read. */
     private final ScheduledThreadPoolExecutor proofTimer = new ScheduledThreadPoolExecutor(1, new ProofTimerThreads());
@@ -138,39 +145,56 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         proofTimer.allowCoreThreadTimeOut(true);
     }
 
-    /** Routes for a reduce task as configured, following the topology service where TIPC is used and it is on. */
-    static TransportRoutes start(Configuration conf, TransferCounters counters) {
+    /**
+     * Routes for a reduce task as configured, following the topology service where TIPC is used and it is on. With
+     * the first fetches over HTTP/TCP and node loss not acted on ({@code nodeLoss} false), the TIPC side (the native
+     * library, the topology connection) starts only when a map output shows the task's partitions small.
+     */
+    static TransportRoutes start(Configuration conf, TransferCounters counters, boolean nodeLoss) {
         Transport mode = Transport.of(conf);
+        TransportRoutes routes = new TransportRoutes(mode, null, counters);
         if (mode == Transport.TCP) {
-            return new TransportRoutes(mode, null, counters);
+            return routes;
         }
-        TransportRoutes routes = started(conf, mode, counters);
         routes.proofBounds(conf.getLong(TipcShuffleConfig.PROOF_SOCKET_TIMEOUT_MS,
                         TipcShuffleConfig.DEFAULT_PROOF_SOCKET_TIMEOUT_MS),
                 conf.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS),
                 conf.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS));
+        routes.tcpAbove(conf.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
+        routes.firstFetches(FirstFetches.of(conf));
+        if (routes.sizeUnknown && !nodeLoss) {
+            routes.deferredStart = conf;
+        } else {
+            routes.startTipc(conf);
+        }
         return routes;
     }
 
-    private static TransportRoutes started(Configuration conf, Transport mode, TransferCounters counters) {
+    /** Whether the TIPC side has started: whether TIPC can be used is known. */
+    boolean tipcStarted() {
+        return availability != null;
+    }
+
+    /** Finds whether TIPC can be used and, with the topology service on, follows the map hosts' names. */
+    private void startTipc(Configuration conf) {
         if (!conf.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED)) {
-            return new TransportRoutes(mode, Tipc.availability(), counters);
+            availability = Tipc.availability();
+            return;
         }
         // One topology connection says whether TIPC links are up, then reports the map hosts' names.
         TipcTopologyChannel topology = null;
         try {
             topology = TipcTopologyChannel.open();
-            TransportRoutes routes = new TransportRoutes(mode, Tipc.availability(topology), counters);
-            routes.follow(TipcNameWatch.start(TipcShuffleConfig.serviceType(conf), routes, topology));
-            return routes;
+            availability = Tipc.availability(topology);
+            follow(TipcNameWatch.start(TipcShuffleConfig.serviceType(conf), this, topology));
         } catch (IOException e) {
             closeQuietly(topology);
-            TipcAvailability availability = Tipc.availability(); // says why, when TIPC is unavailable
-            if (availability.isAvailable()) {
+            TipcAvailability unwatched = Tipc.availability(); // says why, when TIPC is unavailable
+            if (unwatched.isAvailable()) {
                 LOG.warn("TIPC topology service unreachable ({}): a host that falls back to HTTP/TCP stays there",
                         e.toString());
             }
-            return new TransportRoutes(mode, availability, counters);
+            availability = unwatched;
         }
     }
 
@@ -233,6 +257,48 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         return mode == Transport.AUTO ? tcpAbove : 0;
     }
 
+    /**
+     * Where fetches go before a map output has shown its size: with {@link FirstFetches#TCP} (in {@code auto} mode,
+     * with a {@link #tcpAbove} threshold set first), over HTTP/TCP until {@link #sizeSeen}.
+     */
+    void firstFetches(FirstFetches first) {
+        sizeUnknown = first == FirstFetches.TCP && mode == Transport.AUTO && tcpAbove > 0;
+    }
+
+    /** True while fetches go over HTTP/TCP until a map output shows its size. */
+    boolean sizeUnknown() {
+        return sizeUnknown;
+    }
+
+    /**
+     * A map output of {@code bytes} from {@code host} came over HTTP/TCP. The first while the size is unknown chooses
+     * the task's transport: TIPC if it is at most {@link #tcpAbove}, else HTTP/TCP for the rest of the task.
+     */
+    void sizeSeen(String host, long bytes) {
+        if (!sizeUnknown) {
+            return;
+        }
+        synchronized (largeOutputs) {
+            if (!sizeUnknown) {
+                return; // another fetch's output chose first
+            }
+            long above = tcpAbove;
+            if (bytes > above) {
+                largeOutputs.set(true); // before the size is known, so that no route goes to TIPC meanwhile
+                LOG.info("Shuffle stays on HTTP/TCP for the rest of this task: its first map output, {} bytes from {},"
+                        + " is larger than {} ({})", bytes, host, TipcShuffleConfig.TCP_ABOVE_BYTES, above);
+            } else {
+                LOG.info("Shuffle goes over TIPC from now on: its first map output, {} bytes from {}, is not larger"
+                        + " than {} ({})", bytes, host, TipcShuffleConfig.TCP_ABOVE_BYTES, above);
+                if (deferredStart != null) {
+                    startTipc(deferredStart); // while other fetches still go over HTTP/TCP
+                }
+            }
+            deferredStart = null;
+            sizeUnknown = false;
+        }
+    }
+
     /** Sends hosts outside this node's TIPC island over HTTP/TCP, without a TIPC attempt, by choice rather than failure. */
     void islands(TipcIslands islands) {
         if (islands.enabled()) {
@@ -256,12 +322,19 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
             return new Route(null, Fallback.CONFIGURED, 0);
         }
         failIfNodeLost(url, null);
-        if (!availability.isAvailable()) {
+        if (sizeUnknown) {
+            return new Route(null, Fallback.SIZE_UNKNOWN, 0);
+        }
+        TipcAvailability tipc = availability;
+        if (tipc == null) {
+            return new Route(null, Fallback.LARGE_OUTPUTS, 0); // a bulk task whose TIPC side never started
+        }
+        if (!tipc.isAvailable()) {
             if (mode == Transport.TIPC) {
-                throw new IOException("mapreduce.shuffle.tipc.transport is tipc, but " + availability.reason());
+                throw new IOException("mapreduce.shuffle.tipc.transport is tipc, but " + tipc.reason());
             }
             if (unavailableLogged.compareAndSet(false, true)) {
-                LOG.warn("Shuffle goes over HTTP/TCP: {}", availability.reason());
+                LOG.warn("Shuffle goes over HTTP/TCP: {}", tipc.reason());
             }
             return new Route(null, Fallback.TIPC_UNAVAILABLE, 0);
         }

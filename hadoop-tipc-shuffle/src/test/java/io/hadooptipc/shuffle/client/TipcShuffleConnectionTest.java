@@ -2,6 +2,7 @@ package io.hadooptipc.shuffle.client;
 
 import io.hadooptipc.shuffle.ChannelBinding;
 import io.hadooptipc.shuffle.ShuffleServiceName;
+import io.hadooptipc.shuffle.TipcShuffleConfig.FirstFetches;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.shuffle.TipcShuffleConfig;
 import io.hadooptipc.testbed.CountingReporter;
@@ -631,6 +632,39 @@ class TipcShuffleConnectionTest {
         assertTrue(e.getCause().getMessage().contains("another ReplyHash"), e::toString);
         assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the output before the large one");
         assertEquals(0, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertNoFallback();
+    }
+
+    @Test
+    void withTheFirstFetchesOverTcpASmallFirstMapOutputSendsTheTaskToTipc() throws Exception {
+        auto.tcpAbove(100_000); // the body holds map outputs of 3,000, 70,000 and 10 bytes
+        auto.firstFetches(FirstFetches.TCP);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(0, tipc.opened.size(), "the first fetch does not touch TIPC");
+        assertEquals(1, tcp.requests.get());
+        assertEquals(1, reporter.get(TipcShuffleCounter.TCP_FIRST_FETCHES));
+        assertEquals(3, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size(), "a 3,000-byte output chose TIPC for the task");
+        assertEquals(3, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(1, tcp.requests.get());
+        assertNoFallback();
+    }
+
+    @Test
+    void withTheFirstFetchesOverTcpALargeFirstMapOutputKeepsTheTaskOffTipc() throws Exception {
+        auto.tcpAbove(1000);
+        auto.firstFetches(FirstFetches.TCP);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        for (int fetch = 1; fetch <= 2; fetch++) {
+            assertArrayEquals(body, readAll(connection(auto)));
+        }
+        assertEquals(0, tipc.opened.size(), "a bulk task pays nothing for TIPC");
+        assertEquals(1, reporter.get(TipcShuffleCounter.TCP_FIRST_FETCHES));
+        assertEquals(1, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS), "the fetch after the 3,000-byte output");
+        assertEquals(6, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
         assertNoFallback();
     }
 

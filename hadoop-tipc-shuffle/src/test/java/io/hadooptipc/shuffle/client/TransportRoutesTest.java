@@ -3,6 +3,8 @@ package io.hadooptipc.shuffle.client;
 import io.hadooptipc.shuffle.ShuffleServiceName;
 import io.hadooptipc.shuffle.TipcIslands;
 import io.hadooptipc.shuffle.TipcIslandsTest;
+import io.hadooptipc.shuffle.TipcShuffleConfig;
+import io.hadooptipc.shuffle.TipcShuffleConfig.FirstFetches;
 import io.hadooptipc.shuffle.TipcShuffleConfig.Transport;
 import io.hadooptipc.testbed.CountingReporter;
 import io.hadooptipc.tipc.TipcAvailability;
@@ -101,6 +103,66 @@ class TransportRoutesTest {
         routes.published(name);
         assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
         assertEquals(0, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS), "requests are counted where they are sent");
+    }
+
+    @Test
+    void firstFetchesOverTcpWaitForAMapOutputsSizeAndTheFirstSizeChooses() throws IOException {
+        routes.tcpAbove(32_768);
+        routes.firstFetches(FirstFetches.TCP);
+        assertEquals(Fallback.SIZE_UNKNOWN, routes.route(url).fallback());
+        assertFalse(Fallback.SIZE_UNKNOWN.counter.isFallback(), "by choice, not a failure");
+        assertTrue(watched.names.isEmpty(), "no TIPC name is followed before TIPC is chosen");
+
+        routes.sizeSeen("10.0.0.7", 32_768);
+        assertFalse(routes.sizeUnknown());
+        assertEquals(name, routes.route(url).name(), "at the threshold: TIPC");
+        routes.sizeSeen("10.0.0.8", 1 << 20);
+        assertNull(routes.route(url).fallback(), "only the first size chooses; a large one under way over TIPC still does");
+        assertTrue(routes.tcpFor(routes.route(url), 1 << 20));
+        assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
+    }
+
+    @Test
+    void aLargeFirstMapOutputKeepsEveryHostOnTcp() throws IOException {
+        routes.tcpAbove(32_768);
+        routes.firstFetches(FirstFetches.TCP);
+        routes.sizeSeen("10.0.0.7", 32_769);
+        assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
+        routes.withdrawn(name); // a NodeManager restart does not undo the choice
+        routes.published(name);
+        assertEquals(Fallback.LARGE_OUTPUTS, routes.route(url).fallback());
+    }
+
+    @Test
+    void firstFetchesOverTcpStartTheTipcSideOnlyWhenAMapOutputShowsTheTaskSmall() throws IOException {
+        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+        conf.set(TipcShuffleConfig.FIRST_FETCHES, "tcp");
+        TransportRoutes bulk = TransportRoutes.start(conf, new TransferCounters(reporter), false);
+        assertFalse(bulk.tipcStarted(), "no native library, no topology connection before the first size");
+        bulk.sizeSeen("10.0.0.7", 1 << 20);
+        assertFalse(bulk.tipcStarted(), "a bulk task pays nothing for TIPC");
+        assertEquals(Fallback.LARGE_OUTPUTS, bulk.route(url).fallback());
+
+        TransportRoutes small = TransportRoutes.start(conf, new TransferCounters(reporter), false);
+        small.sizeSeen("10.0.0.7", 2048);
+        assertTrue(small.tipcStarted());
+        assertTrue(TransportRoutes.start(conf, new TransferCounters(reporter), true).tipcStarted(),
+                "node loss acted on needs the topology from the task's start");
+        conf.set(TipcShuffleConfig.FIRST_FETCHES, "tipc");
+        assertTrue(TransportRoutes.start(conf, new TransferCounters(reporter), false).tipcStarted());
+    }
+
+    @Test
+    void firstFetchesOverTcpTakeAThresholdAndTheAutoTransport() throws IOException {
+        routes.firstFetches(FirstFetches.TCP); // tcp.above-bytes 0: every size on TIPC
+        assertNull(routes.route(url).fallback());
+        TransportRoutes tipcOnly = new TransportRoutes(Transport.TIPC, TIPC_UP, new TransferCounters(reporter));
+        tipcOnly.tcpAbove(32_768);
+        tipcOnly.firstFetches(FirstFetches.TCP);
+        assertNull(tipcOnly.route(url).fallback(), "transport=tipc sends nothing over TCP");
+        routes.tcpAbove(32_768);
+        routes.firstFetches(FirstFetches.TIPC);
+        assertNull(routes.route(url).fallback(), "the default: first fetches over TIPC");
     }
 
     @Test
