@@ -206,12 +206,7 @@ public final class TipcShuffleConfig {
         TCP;
 
         public static Transport of(Configuration conf) {
-            String value = conf.getTrimmed(TRANSPORT, DEFAULT_TRANSPORT.name());
-            try {
-                return valueOf(value.toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(TRANSPORT + " must be auto, tipc or tcp, not '" + value + "'");
-            }
+            return choice(conf, TRANSPORT, DEFAULT_TRANSPORT);
         }
     }
 
@@ -223,12 +218,7 @@ public final class TipcShuffleConfig {
         TCP;
 
         public static FirstFetches of(Configuration conf) {
-            String value = conf.getTrimmed(FIRST_FETCHES, DEFAULT_FIRST_FETCHES.name());
-            try {
-                return valueOf(value.toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(FIRST_FETCHES + " must be tipc or tcp, not '" + value + "'");
-            }
+            return choice(conf, FIRST_FETCHES, DEFAULT_FIRST_FETCHES);
         }
     }
 
@@ -254,6 +244,21 @@ public final class TipcShuffleConfig {
                 return NONE;
             }
             return conf.getBoolean(LINKS_ENCRYPTED, DEFAULT_LINKS_ENCRYPTED) ? KERNEL : TLS;
+        }
+    }
+
+    /** {@code key}'s value, one of {@code fallback}'s enum's constants in any case, or an error that lists them. */
+    private static <E extends Enum<E>> E choice(Configuration conf, String key, E fallback) {
+        String value = conf.getTrimmed(key, fallback.name());
+        E[] choices = fallback.getDeclaringClass().getEnumConstants();
+        try {
+            return Enum.valueOf(fallback.getDeclaringClass(), value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            String names = java.util.Arrays.stream(choices).map(c -> c.name().toLowerCase(Locale.ROOT))
+                    .collect(java.util.stream.Collectors.joining(", "));
+            int last = names.lastIndexOf(", ");
+            throw new IllegalArgumentException(key + " must be " + names.substring(0, last) + " or "
+                    + names.substring(last + 2) + ", not '" + value + "'");
         }
     }
 
