@@ -251,15 +251,15 @@ public final class TipcShuffleConfig {
     private static <E extends Enum<E>> E choice(Configuration conf, String key, E fallback) {
         String value = conf.getTrimmed(key, fallback.name());
         E[] choices = fallback.getDeclaringClass().getEnumConstants();
-        try {
-            return Enum.valueOf(fallback.getDeclaringClass(), value.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            String names = java.util.Arrays.stream(choices).map(c -> c.name().toLowerCase(Locale.ROOT))
-                    .collect(java.util.stream.Collectors.joining(", "));
-            int last = names.lastIndexOf(", ");
-            throw new IllegalArgumentException(key + " must be " + names.substring(0, last) + " or "
-                    + names.substring(last + 2) + ", not '" + value + "'");
+        StringBuilder names = new StringBuilder();
+        for (int i = 0; i < choices.length; i++) {
+            if (choices[i].name().equalsIgnoreCase(value)) {
+                return choices[i];
+            }
+            names.append(i == 0 ? "" : i == choices.length - 1 ? " or " : ", ")
+                    .append(choices[i].name().toLowerCase(Locale.ROOT));
         }
+        throw new IllegalArgumentException(key + " must be " + names + ", not '" + value + "'");
     }
 
     /** Why a NodeManager with this configuration must not serve map output over TIPC, or null if it may. */
