@@ -175,6 +175,13 @@ public final class TipcShuffleConfig {
     public static final FirstFetches DEFAULT_FIRST_FETCHES = FirstFetches.TIPC;
 
     /**
+     * Job, {@link FirstFetches#PROBE}: how long the task's other fetches wait for the probe's first map output header
+     * before they go on as with {@link FirstFetches#TIPC}, in milliseconds.
+     */
+    public static final String PROBE_WAIT_MS = "mapreduce.shuffle.tipc.first-fetches.probe-wait.ms";
+    public static final long DEFAULT_PROBE_WAIT_MS = 2_000;
+
+    /**
      * Job and node: where the Hadoop cluster runs one TIPC cluster (an island: its own TIPC network id) per
      * rack or pod, how many leading components of a host's network location (Hadoop's rack awareness,
      * {@code net.topology.*}) name its island; a reducer fetches from a host of another island over HTTP/TCP
@@ -215,7 +222,12 @@ public final class TipcShuffleConfig {
         /** Over TIPC; the first map output above {@link #TCP_ABOVE_BYTES} sends the task to HTTP/TCP. */
         TIPC,
         /** Over HTTP/TCP; the first map output of at most {@link #TCP_ABOVE_BYTES} sends the task to TIPC. */
-        TCP;
+        TCP,
+        /**
+         * One over TIPC while the others wait for its first map output's header ({@link #PROBE_WAIT_MS} at most):
+         * at most {@link #TCP_ABOVE_BYTES} keeps the task on TIPC, more sends it to HTTP/TCP.
+         */
+        PROBE;
 
         public static FirstFetches of(Configuration conf) {
             return choice(conf, FIRST_FETCHES, DEFAULT_FIRST_FETCHES);

@@ -27,6 +27,7 @@ class TipcShuffleConfigTest {
         assertEquals(TipcShuffleConfig.DEFAULT_TRANSPORT, TipcShuffleConfig.Transport.of(shipped));
         assertEquals(TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES, shipped.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_FIRST_FETCHES, TipcShuffleConfig.FirstFetches.of(shipped));
+        assertEquals(TipcShuffleConfig.DEFAULT_PROBE_WAIT_MS, shipped.getLong(TipcShuffleConfig.PROBE_WAIT_MS, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_ISLAND_LEVEL, shipped.getInt(TipcShuffleConfig.ISLAND_LEVEL, -1));
         assertEquals(TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED,
                 shipped.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, !TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED));
@@ -52,7 +53,7 @@ class TipcShuffleConfigTest {
             assertTrue(entry.getKey().startsWith("mapreduce.shuffle.tipc."), entry.getKey());
             documented++;
         }
-        assertEquals(22, documented, "every key in tipc-shuffle-default.xml is checked above");
+        assertEquals(23, documented, "every key in tipc-shuffle-default.xml is checked above");
     }
 
     @Test
@@ -65,9 +66,10 @@ class TipcShuffleConfigTest {
         assertThrows(IllegalArgumentException.class, () -> TipcShuffleConfig.serviceType(conf));
         conf.set(TipcShuffleConfig.TRANSPORT, " TIPC ");
         assertEquals(TipcShuffleConfig.Transport.TIPC, TipcShuffleConfig.Transport.of(conf));
-        conf.set(TipcShuffleConfig.FIRST_FETCHES, "probe");
+        conf.set(TipcShuffleConfig.FIRST_FETCHES, "udp");
         e = assertThrows(IllegalArgumentException.class, () -> TipcShuffleConfig.FirstFetches.of(conf));
-        assertTrue(e.getMessage().contains("mapreduce.shuffle.tipc.first-fetches must be tipc or tcp"), e.getMessage());
+        assertTrue(e.getMessage().contains("mapreduce.shuffle.tipc.first-fetches must be tipc, tcp or probe, not 'udp'"),
+                e.getMessage());
         conf.set(TipcShuffleConfig.FIRST_FETCHES, "TCP");
         assertEquals(TipcShuffleConfig.FirstFetches.TCP, TipcShuffleConfig.FirstFetches.of(conf));
     }

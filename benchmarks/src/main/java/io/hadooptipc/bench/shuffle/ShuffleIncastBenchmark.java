@@ -53,9 +53,9 @@ import javax.crypto.SecretKey;
  * NodeManagers (one shuffle handler per NodeManager and server configuration, on ports of their own, over fixture map
  * outputs of IFile records in the NodeManager's layout), and a reducer on machine 1 runs a reduce task's shuffle
  * ({@link ReduceTaskShuffle}: stock's {@code Shuffle} or our {@code TipcShuffleConsumer}, every map's completion event
- * at once) of one partition of every map, in seven arms interleaved round by round: stock as it ships, stock tuned,
+ * at once) of one partition of every map, in eight arms interleaved round by round: stock as it ships, stock tuned,
  * ours, ours with every size on TIPC, ours with TIPC off, ours connecting a TIPC stream to each map host ahead of
- * its first fetch, and ours with its first fetches over HTTP/TCP.
+ * its first fetch, ours with its first fetches over HTTP/TCP, and ours probing the size with one fetch over TIPC.
  *
  * <p>{@code serve CONTROL_PORT WORK_DIR MACHINE HOSTS MAPS} on each sender machine; {@code run OUT CONTROL_PORT
  * SENDER_IPS HOSTS MAPS SIZES ROUNDS} on machine 1. Machine 1 drives the senders over TCP control connections:
@@ -110,7 +110,9 @@ public final class ShuffleIncastBenchmark {
         OURS_AHEAD("ours, connecting ahead", TipcShuffleConsumer.class, Server.OURS,
                 Map.of(TipcShuffleConfig.CONNECT_AHEAD_ENABLED, "true")),
         OURS_TCP_FIRST("ours, first fetches over TCP", TipcShuffleConsumer.class, Server.OURS,
-                Map.of(TipcShuffleConfig.FIRST_FETCHES, "tcp"));
+                Map.of(TipcShuffleConfig.FIRST_FETCHES, "tcp")),
+        OURS_PROBE("ours, probing first", TipcShuffleConsumer.class, Server.OURS,
+                Map.of(TipcShuffleConfig.FIRST_FETCHES, "probe"));
 
         final String label;
         @SuppressWarnings("rawtypes")
@@ -121,12 +123,12 @@ public final class ShuffleIncastBenchmark {
         /**
          * Ours fetches over TIPC, and above the default of {@link TipcShuffleConfig#TCP_ABOVE_BYTES} over HTTP/TCP
          * once the first large map output's header arrived over TIPC, with no stream connected ahead unless the arm
-         * connects ahead; all on TIPC fetches over TIPC; first fetches over TCP fetches over TIPC after its first map
-         * output at most that size and never above it; the others over HTTP/TCP.
+         * connects ahead, and probing first the same way; all on TIPC fetches over TIPC; first fetches over TCP fetches
+         * over TIPC after its first map output at most that size and never above it; the others over HTTP/TCP.
          */
         boolean transportsAsExpected(Row row) {
             return switch (this) {
-                case OURS, OURS_AHEAD -> (this == OURS_AHEAD || row.streamsOpenedAhead == 0)
+                case OURS, OURS_AHEAD, OURS_PROBE -> (this == OURS_AHEAD || row.streamsOpenedAhead == 0)
                         && (row.size > TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES
                         ? row.tcpForLargeOutputs > 0 && row.tipcMapOutputs + row.tcpMapOutputs > 0
                         : row.tcpMapOutputs == 0);
@@ -433,7 +435,7 @@ public final class ShuffleIncastBenchmark {
         StringBuilder summary = new StringBuilder(String.format(Locale.ROOT, """
                 %d sender machines of %d NodeManagers each (a shuffle handler per NodeManager and server
                 configuration), %d maps per NodeManager; one reduce task's shuffle on machine 1 of one partition of
-                each of the %d maps, in seven arms interleaved round
+                each of the %d maps, in eight arms interleaved round
                 by round (rotating order, reversed every other round) after %d warm-up rounds; %d rounds. Arms:
                 **stock default** (stock `Shuffle`, `parallelcopies` 5, from stock `ShuffleHandler`s with keep-alive
                 off, as both ship), **stock tuned** (`parallelcopies` %d, keep-alive on, as tuning guides set them),
@@ -442,7 +444,9 @@ public final class ShuffleIncastBenchmark {
                 **ours over TCP** (ours with `%s=tcp`, the same handlers' HTTP/TCP side: our code without the transport),
                 **ours, connecting ahead** (ours with `%s=true`: a TIPC stream connected to each map host as it
                 becomes known, for its first fetch), **ours, first fetches over TCP** (ours with `%s=tcp`: HTTP/TCP
-                until the first map output shows the partitions' size, TIPC after it if at most `%s`).
+                until the first map output shows the partitions' size, TIPC after it if at most `%s`), **ours, probing
+                first** (ours with `%s=probe`: one fetch over TIPC while the others wait for its first map output's
+                header, which chooses the same way).
 
                 Copy phase: from the consumer's `init` to the task's report that copying is done, before the final
                 merge; its CPU is the reducer JVM's. Reducer and sender machines' CPU: every thread and softirq as
@@ -458,7 +462,7 @@ public final class ShuffleIncastBenchmark {
                 """, machines, hostsPerMachine, maps, machines * hostsPerMachine * maps, WARM_UP_ROUNDS, rounds,
                 TUNED_PARALLEL_COPIES, TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES,
                 TipcShuffleConfig.TRANSPORT, TipcShuffleConfig.CONNECT_AHEAD_ENABLED, TipcShuffleConfig.FIRST_FETCHES,
-                TipcShuffleConfig.TCP_ABOVE_BYTES,
+                TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.FIRST_FETCHES,
                 String.join(" and ", ManagementFactory.getGarbageCollectorMXBeans().stream()
                         .map(c -> "`" + c.getName() + "`").toList()),
                 String.join(", ", ShuffleComparison.SERVING_THREADS.stream().map(t -> "`" + t.strip() + "`").toList())));
@@ -474,12 +478,12 @@ public final class ShuffleIncastBenchmark {
                 summary.append('\n');
             }
             ratioTable(summary, rows, size, Arm.STOCK_DEFAULT, List.of(Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP,
-                    Arm.OURS_AHEAD, Arm.OURS_TCP_FIRST, Arm.STOCK_TUNED));
+                    Arm.OURS_AHEAD, Arm.OURS_TCP_FIRST, Arm.OURS_PROBE, Arm.STOCK_TUNED));
             ratioTable(summary, rows, size, Arm.STOCK_TUNED, List.of(Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP,
-                    Arm.OURS_AHEAD, Arm.OURS_TCP_FIRST, Arm.STOCK_DEFAULT));
+                    Arm.OURS_AHEAD, Arm.OURS_TCP_FIRST, Arm.OURS_PROBE, Arm.STOCK_DEFAULT));
             ratioTable(summary, rows, size, Arm.OURS, List.of(Arm.OURS_AHEAD));
             // What TIPC costs or buys a task against our own client over HTTP/TCP, with each way to the first fetches.
-            ratioTable(summary, rows, size, Arm.OURS_TCP, List.of(Arm.OURS, Arm.OURS_TCP_FIRST));
+            ratioTable(summary, rows, size, Arm.OURS_TCP, List.of(Arm.OURS, Arm.OURS_TCP_FIRST, Arm.OURS_PROBE));
             List<Row> ahead = rows.stream().filter(r -> r.size == size && r.arm == Arm.OURS_AHEAD).toList();
             summary.append(String.format(Locale.ROOT, "%nOurs, connecting ahead, connected a median of %.0f TIPC streams"
                     + " ahead per shuffle,"
@@ -490,7 +494,8 @@ public final class ShuffleIncastBenchmark {
         for (Metric m : List.of(METRICS.get(0), METRICS.get(1), METRICS.get(4))) {
             CategoryChart chart = Charts.bars(m.name + " against stock default", "partition",
                     "ratio to stock default (median of rounds)");
-            for (Arm arm : List.of(Arm.STOCK_TUNED, Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP, Arm.OURS_TCP_FIRST)) {
+            for (Arm arm : List.of(Arm.STOCK_TUNED, Arm.OURS, Arm.OURS_ALL_TIPC, Arm.OURS_TCP, Arm.OURS_TCP_FIRST,
+                    Arm.OURS_PROBE)) {
                 chart.addSeries(arm.label, labels, sizes.stream().map(s ->
                         Stats.median(java.util.Arrays.stream(ratios(rows, s, arm, Arm.STOCK_DEFAULT, m.value)))).toList());
             }

@@ -54,7 +54,7 @@ final class AheadStreams implements Closeable {
                 while (true) {
                     URL url = hosts.take();
                     try {
-                        TransportRoutes.Route route = routes.route(url);
+                        TransportRoutes.Route route = routes.routeAhead(url);
                         if (route.fallback() == null) {
                             streams.openAhead(route.name(), url.getHost());
                         }

@@ -111,8 +111,8 @@ final class TipcShuffleConnection extends HttpURLConnection {
                 if (responseCode >= 400) {
                     throw new IOException("Server returned HTTP response code: " + responseCode + " for URL: " + url);
                 }
-                body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1), counters,
-                        new SameResponseOverTcp());
+                body = TransferBody.overTipc(tipc.body(), getHeaderFieldLong("Content-Length", -1),
+                        routes.sizeUnknown() ? new SizeSeen() : counters, new SameResponseOverTcp());
             }
         }
         return body;

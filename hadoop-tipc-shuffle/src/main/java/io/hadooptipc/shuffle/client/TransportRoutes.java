@@ -14,12 +14,14 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.URL;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -41,8 +43,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * partitions of different maps are alike in size, the stock fetcher asks a host for all its
  * finished maps in one request, and TCP carries bulk data in fewer frames. With the first fetches over HTTP/TCP
  * ({@link #firstFetches}), every host goes there until the task's first map output has shown its size, which sends
- * the task to TIPC if it is at most {@link #tcpAbove}, so that a bulk task pays nothing for TIPC. The idle streams
- * to a host are closed when it leaves TIPC ({@link #onLeavingTipc}).
+ * the task to TIPC if it is at most {@link #tcpAbove}, so that a bulk task pays nothing for TIPC; with a probe, one
+ * fetch goes over TIPC while the others wait for its first map output's header, which chooses the same way. The idle
+ * streams to a host are closed when it leaves TIPC ({@link #onLeavingTipc}).
  */
 final class TransportRoutes implements NameWatch.Listener, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportRoutes.class);
@@ -128,6 +131,10 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private volatile boolean sizeUnknown;
     /** The task's configuration while its TIPC side waits for a small map output to start; null once started. */
     private Configuration deferredStart; // guarded by largeOutputs
+    /** With a probe ({@link FirstFetches#PROBE}): opened once the task's size is known; null: no probe. */
+    private volatile CountDownLatch sizeKnown;
+    private final AtomicBoolean probeTaken = new AtomicBoolean();
+    private volatile long probeWaitMillis = TipcShuffleConfig.DEFAULT_PROBE_WAIT_MS;
     private final AtomicBoolean backAfterHoldLogged = new AtomicBoolean();
     /** Closes the streams of fetches whose proof is overdue: one thread per task, not one per read. */
     private final ScheduledThreadPoolExecutor proofTimer = new ScheduledThreadPoolExecutor(1, new ProofTimerThreads());
@@ -161,8 +168,9 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
                 conf.getLong(TipcShuffleConfig.PROOF_TIMEOUT_MS, TipcShuffleConfig.DEFAULT_PROOF_TIMEOUT_MS),
                 conf.getLong(TipcShuffleConfig.UNPROVEN_HOLD_MS, TipcShuffleConfig.DEFAULT_UNPROVEN_HOLD_MS));
         routes.tcpAbove(conf.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
+        routes.probeWait(conf.getLong(TipcShuffleConfig.PROBE_WAIT_MS, TipcShuffleConfig.DEFAULT_PROBE_WAIT_MS));
         routes.firstFetches(FirstFetches.of(conf));
-        if (routes.sizeUnknown && !nodeLoss) {
+        if (routes.sizeUnknown && routes.sizeKnown == null && !nodeLoss) {
             routes.deferredStart = conf;
         } else {
             routes.startTipc(conf);
@@ -262,17 +270,27 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
      * with a {@link #tcpAbove} threshold set first), over HTTP/TCP until {@link #sizeSeen}.
      */
     void firstFetches(FirstFetches first) {
-        sizeUnknown = first == FirstFetches.TCP && mode == Transport.AUTO && tcpAbove > 0;
+        sizeUnknown = first != FirstFetches.TIPC && mode == Transport.AUTO && tcpAbove > 0;
+        sizeKnown = sizeUnknown && first == FirstFetches.PROBE ? new CountDownLatch(1) : null;
     }
 
-    /** True while fetches go over HTTP/TCP until a map output shows its size. */
+    /** How long fetches wait for the probe's first map output header before they go on over TIPC (positive, in ms). */
+    void probeWait(long millis) {
+        if (millis <= 0) {
+            throw new IllegalArgumentException(TipcShuffleConfig.PROBE_WAIT_MS + " must be positive, not " + millis);
+        }
+        this.probeWaitMillis = millis;
+    }
+
+    /** True until a map output shows the task's size: fetches go over HTTP/TCP meanwhile, or wait for a probe. */
     boolean sizeUnknown() {
         return sizeUnknown;
     }
 
     /**
-     * A map output of {@code bytes} from {@code host} came over HTTP/TCP. The first while the size is unknown chooses
-     * the task's transport: TIPC if it is at most {@link #tcpAbove}, else HTTP/TCP for the rest of the task.
+     * A map output of {@code bytes} from {@code host} has arrived (over HTTP/TCP, or the probe's over TIPC). The first
+     * while the size is unknown chooses the task's transport: TIPC if it is at most {@link #tcpAbove}, else HTTP/TCP
+     * for the rest of the task.
      */
     void sizeSeen(String host, long bytes) {
         if (!sizeUnknown) {
@@ -294,9 +312,58 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
                     startTipc(deferredStart); // while other fetches still go over HTTP/TCP
                 }
             }
+            sizeKnown();
+        }
+    }
+
+    /** The task's first map output has shown its size (or the probe's wait is over): fetches route by it from now on. */
+    private void sizeKnown() {
+        synchronized (largeOutputs) {
             deferredStart = null;
             sizeUnknown = false;
         }
+        CountDownLatch known = sizeKnown;
+        if (known != null) {
+            known.countDown();
+        }
+    }
+
+    /**
+     * Whether a fetch may be routed while the size is unknown: with a probe, the first fetch is the probe, and the
+     * others wait for its first map output's header, at most {@link #probeWaitMillis}, after which they go on over TIPC
+     * as without a probe. A stream opened ahead neither probes nor waits.
+     */
+    private boolean routedBeforeSize(URL url, boolean fetch) throws InterruptedIOException {
+        CountDownLatch known = sizeKnown;
+        if (known == null || !fetch) {
+            return false;
+        }
+        TipcAvailability tipc = availability;
+        if (tipc != null && !tipc.isAvailable()) {
+            sizeKnown(); // no TIPC to probe or to choose: no fetch waits
+            return true;
+        }
+        if (probeTaken.compareAndSet(false, true)) {
+            LOG.info("Shuffle probes the size of this task's map outputs with one fetch over TIPC from {}; its other"
+                    + " fetches wait for the probe's first header, at most {} ms ({})", url.getHost(), probeWaitMillis,
+                    TipcShuffleConfig.PROBE_WAIT_MS);
+            return true;
+        }
+        try {
+            if (!known.await(probeWaitMillis, TimeUnit.MILLISECONDS)) {
+                synchronized (largeOutputs) {
+                    if (sizeUnknown) {
+                        LOG.info("Shuffle goes on over TIPC: the probe showed no map output's size within {} ms ({})",
+                                probeWaitMillis, TipcShuffleConfig.PROBE_WAIT_MS);
+                        sizeKnown();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted waiting for the TIPC probe's map output size");
+        }
+        return true;
     }
 
     /** Sends hosts outside this node's TIPC island over HTTP/TCP, without a TIPC attempt, by choice rather than failure. */
@@ -317,12 +384,22 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         return mode;
     }
 
+    /** The route of a fetch to {@code url}'s host. */
     Route route(URL url) throws IOException {
+        return route(url, true);
+    }
+
+    /** The route of a stream opened ahead to {@code url}'s host: as a fetch's, but never the probe nor waiting for it. */
+    Route routeAhead(URL url) throws IOException {
+        return route(url, false);
+    }
+
+    private Route route(URL url, boolean fetch) throws IOException {
         if (mode == Transport.TCP) {
             return new Route(null, Fallback.CONFIGURED, 0);
         }
         failIfNodeLost(url, null);
-        if (sizeUnknown) {
+        if (sizeUnknown && !routedBeforeSize(url, fetch)) {
             return new Route(null, Fallback.SIZE_UNKNOWN, 0);
         }
         TipcAvailability tipc = availability;
@@ -381,11 +458,14 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     boolean tcpFor(Route route, long bytes) {
         long above = tcpAbove;
         if (above == 0 || bytes <= above || mode != Transport.AUTO) {
-            return false;
+            return false; // a small output under way: it chooses once it has arrived (sizeSeen)
         }
         if (largeOutputs.compareAndSet(false, true)) {
             LOG.info("Shuffle goes over HTTP/TCP for the rest of this task: a map output of {} bytes from {} is larger"
                     + " than {} ({})", bytes, route.name(), TipcShuffleConfig.TCP_ABOVE_BYTES, above);
+        }
+        if (sizeUnknown) {
+            sizeKnown(); // the probe's: the fetches waiting for it go over HTTP/TCP
         }
         return true;
     }

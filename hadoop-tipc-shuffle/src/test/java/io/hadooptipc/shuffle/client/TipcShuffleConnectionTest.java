@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static io.hadooptipc.testbed.ShuffleWire.map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -665,6 +666,35 @@ class TipcShuffleConnectionTest {
         assertEquals(1, reporter.get(TipcShuffleCounter.TCP_FIRST_FETCHES));
         assertEquals(1, reporter.get(TipcShuffleCounter.TCP_FOR_LARGE_OUTPUTS), "the fetch after the 3,000-byte output");
         assertEquals(6, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertNoFallback();
+    }
+
+    @Test
+    void aProbeWithASmallFirstMapOutputKeepsTheTaskOnTipc() throws Exception {
+        auto.tcpAbove(100_000);
+        auto.firstFetches(FirstFetches.PROBE);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size(), "the probe went over TIPC");
+        assertFalse(auto.sizeUnknown(), "its 3,000-byte output chose TIPC for the task");
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(6, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS));
+        assertEquals(0, tcp.requests.get());
+        assertNoFallback();
+    }
+
+    @Test
+    void aProbeWithALargeMapOutputSendsTheTaskToTcp() throws Exception {
+        auto.tcpAbove(1000);
+        auto.firstFetches(FirstFetches.PROBE);
+        tipc = SocketPairTransport.answering(SocketPairTransport.replying(ok(self)));
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertFalse(auto.sizeUnknown());
+        assertArrayEquals(body, readAll(connection(auto)));
+        assertEquals(1, tipc.opened.size(), "only the probe touched TIPC");
+        assertEquals(1, reporter.get(TipcShuffleCounter.TIPC_MAP_OUTPUTS), "the probe's 3,000-byte output");
+        assertEquals(5, reporter.get(TipcShuffleCounter.TCP_MAP_OUTPUTS));
+        assertEquals(2, tcp.requests.get(), "the probe's rest and the next fetch");
         assertNoFallback();
     }
 

@@ -12,10 +12,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.URL;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -31,11 +35,13 @@ class TransportRoutesTest {
     private final TransportRoutes routes = new TransportRoutes(Transport.AUTO, TIPC_UP, new TransferCounters(reporter));
     private final TipcShuffleConnectionTest.WatchedNames watched = new TipcShuffleConnectionTest.WatchedNames();
     private final URL url;
+    private final URL otherHost;
     private final ShuffleServiceName name;
 
     TransportRoutesTest() throws IOException {
         routes.follow(watched);
         url = new URL("http", "10.0.0.7", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
+        otherHost = new URL("http", "10.0.0.8", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
         name = ShuffleServiceName.of(InetAddress.getByName("10.0.0.7"), 13562);
     }
 
@@ -150,6 +156,73 @@ class TransportRoutesTest {
                 "node loss acted on needs the topology from the task's start");
         conf.set(TipcShuffleConfig.FIRST_FETCHES, "tipc");
         assertTrue(TransportRoutes.start(conf, new TransferCounters(reporter), false).tipcStarted());
+    }
+
+    @Test
+    void aProbeGoesOverTipcWhileTheOtherFetchesWaitForItsFirstMapOutput() throws Exception {
+        routes.tcpAbove(32_768);
+        routes.firstFetches(FirstFetches.PROBE);
+        routes.probeWait(60_000);
+        assertEquals(Fallback.SIZE_UNKNOWN, routes.routeAhead(url).fallback(), "no stream opened ahead of the size");
+        assertEquals(name, routes.route(url).name(), "the probe goes over TIPC");
+        CompletableFuture<TransportRoutes.Route> waiting =
+                CompletableFuture.supplyAsync(() -> fetchRoute(routes, otherHost));
+        assertThrows(TimeoutException.class, () -> waiting.get(200, TimeUnit.MILLISECONDS), "waits for the probe");
+
+        routes.sizeSeen("10.0.0.7", 2048);
+        TransportRoutes.Route after = waiting.get(10, TimeUnit.SECONDS);
+        assertNull(after.fallback(), "a small output: TIPC");
+        assertEquals(ShuffleServiceName.of(InetAddress.getByName("10.0.0.8"), 13562), after.name());
+    }
+
+    @Test
+    void aLargeProbeOutputSendsTheWaitingFetchesOverTcp() throws Exception {
+        routes.tcpAbove(32_768);
+        routes.firstFetches(FirstFetches.PROBE);
+        routes.probeWait(60_000);
+        TransportRoutes.Route probe = routes.route(url);
+        CompletableFuture<TransportRoutes.Route> waiting =
+                CompletableFuture.supplyAsync(() -> fetchRoute(routes, otherHost));
+        assertFalse(routes.tcpFor(probe, 0), "between map outputs");
+        assertFalse(routes.tcpFor(probe, 2048), "a small output under way chooses once it has arrived");
+        assertThrows(TimeoutException.class, () -> waiting.get(200, TimeUnit.MILLISECONDS), "no size known yet");
+
+        assertTrue(routes.tcpFor(probe, 1 << 20), "its header: the output goes over TCP");
+        assertEquals(Fallback.LARGE_OUTPUTS, waiting.get(10, TimeUnit.SECONDS).fallback());
+    }
+
+    @Test
+    void fetchesGoOnOverTipcWhenTheProbeShowsNoSizeInTime() throws Exception {
+        routes.tcpAbove(32_768);
+        routes.firstFetches(FirstFetches.PROBE);
+        routes.probeWait(50);
+        assertEquals(name, routes.route(url).name());
+        assertNull(routes.route(otherHost).fallback(), "after the wait: as without a probe");
+        assertFalse(routes.sizeUnknown());
+        assertThrows(IllegalArgumentException.class, () -> routes.probeWait(0));
+
+        TransportRoutes withoutTipc = new TransportRoutes(Transport.AUTO,
+                new TipcAvailability(TipcAvailability.Level.UNAVAILABLE, "test", 97, 0), new TransferCounters(reporter));
+        withoutTipc.tcpAbove(32_768);
+        withoutTipc.firstFetches(FirstFetches.PROBE);
+        withoutTipc.probeWait(60_000);
+        assertEquals(Fallback.TIPC_UNAVAILABLE, withoutTipc.route(url).fallback());
+        assertEquals(Fallback.TIPC_UNAVAILABLE, CompletableFuture.supplyAsync(() -> fetchRoute(withoutTipc, otherHost))
+                .get(10, TimeUnit.SECONDS).fallback(), "no probe to wait for");
+
+        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+        conf.set(TipcShuffleConfig.FIRST_FETCHES, "probe");
+        try (TransportRoutes started = TransportRoutes.start(conf, new TransferCounters(reporter), false)) {
+            assertTrue(started.tipcStarted(), "the probe needs the TIPC side from the task's start");
+        }
+    }
+
+    private static TransportRoutes.Route fetchRoute(TransportRoutes of, URL to) {
+        try {
+            return of.route(to);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
