@@ -5,19 +5,33 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** When a channel's descriptor number is really closed, on AF_UNIX pairs (see {@link UnixSockets}). */
 class DescriptorLifetimeTest {
 
-    private static boolean isOpenDescriptor(int fd) {
-        return Files.exists(Path.of("/proc/self/fd/" + fd), LinkOption.NOFOLLOW_LINKS);
+    /** What the number points at ("socket:[inode]"), or null when it is closed. */
+    private static String descriptorTarget(int fd) throws IOException {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+        } catch (NoSuchFileException closed) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the number still names the same open file; a closed number may be taken at once by another thread of
+     * the JVM, so the file it names tells, not whether it exists.
+     */
+    private static boolean stillOpen(int fd, String target) throws IOException {
+        return target.equals(descriptorTarget(fd));
     }
 
     @Test
@@ -25,14 +39,15 @@ class DescriptorLifetimeTest {
         TipcSocketChannel[] pair = UnixSockets.pair();
         TipcSocketChannel channel = pair[0];
         try (TipcSocketChannel peer = pair[1]) {
+            String target = descriptorTarget(channel.fd);
             channel.begin(); // as a thread inside recv would
             channel.close();
             assertFalse(channel.isOpen());
             assertThrows(ClosedChannelException.class, channel::begin, "no new call on a closed channel");
             assertEquals(-1, peer.read(ByteBuffer.allocate(1)), "the peer sees end of stream at once");
-            assertTrue(isOpenDescriptor(channel.fd), "the number stays taken while a call is in flight");
+            assertTrue(stillOpen(channel.fd, target), "the number stays taken while a call is in flight");
             channel.end();
-            assertFalse(isOpenDescriptor(channel.fd), "the last call out closed it");
+            assertFalse(stillOpen(channel.fd, target), "the last call out closed it");
         }
     }
 
@@ -42,11 +57,12 @@ class DescriptorLifetimeTest {
         TipcSocketChannel channel = pair[0];
         try (TipcSelector selector = TipcSelector.open(); TipcSocketChannel peer = pair[1]) {
             TipcSelectionKey key = selector.register(channel.configureBlocking(false), SelectionKey.OP_READ, null);
+            String target = descriptorTarget(channel.fd);
             channel.close();
             assertFalse(key.isValid());
-            assertTrue(isOpenDescriptor(channel.fd), "still in the epoll set until the selecting thread removes it");
+            assertTrue(stillOpen(channel.fd, target), "still in the epoll set until the selecting thread removes it");
             selector.selectNow();
-            assertFalse(isOpenDescriptor(channel.fd));
+            assertFalse(stillOpen(channel.fd, target));
             assertTrue(selector.keys().isEmpty());
         }
     }
@@ -62,8 +78,9 @@ class DescriptorLifetimeTest {
             assertFalse(key.isValid());
             assertTrue(channel.isOpen());
             channel.configureBlocking(true);
+            String target = descriptorTarget(channel.fd);
             channel.close();
-            assertFalse(isOpenDescriptor(channel.fd), "no selector holds it any more");
+            assertFalse(stillOpen(channel.fd, target), "no selector holds it any more");
         }
     }
 
@@ -89,6 +106,7 @@ class DescriptorLifetimeTest {
     void aDetachedDescriptorOutlivesItsChannelItsCloseAndItsCleaner() throws Exception {
         TipcServerSocketChannel listener = UnixSockets.listening();
         int fd = listener.detachDescriptor();
+        String target = descriptorTarget(fd);
         try {
             assertFalse(listener.isOpen());
             assertThrows(ClosedChannelException.class, listener::begin);
@@ -98,11 +116,11 @@ class DescriptorLifetimeTest {
                 System.gc();
                 Thread.sleep(10);
             }
-            assertTrue(isOpenDescriptor(fd), "the taker owns the number now");
+            assertTrue(stillOpen(fd, target), "the taker owns the number now");
         } finally {
             UnixSockets.close(fd);
         }
-        assertFalse(isOpenDescriptor(fd));
+        assertFalse(stillOpen(fd, target));
     }
 
     @Test
