@@ -131,8 +131,8 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private volatile boolean sizeUnknown;
     /** The task's configuration while its TIPC side waits for a small map output to start; null once started. */
     private Configuration deferredStart; // guarded by largeOutputs
-    /** With a probe ({@link FirstFetches#PROBE}): opened once the task's size is known; null: no probe. */
-    private volatile CountDownLatch sizeKnown;
+    /** With a probe ({@link FirstFetches#PROBE}): opened once the size is known or the wait is over; null: no probe. */
+    private volatile CountDownLatch probeAnswered;
     private final AtomicBoolean probeTaken = new AtomicBoolean();
     private volatile long probeWaitMillis = TipcShuffleConfig.DEFAULT_PROBE_WAIT_MS;
     private final AtomicBoolean backAfterHoldLogged = new AtomicBoolean();
@@ -170,7 +170,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         routes.tcpAbove(conf.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
         routes.probeWait(conf.getLong(TipcShuffleConfig.PROBE_WAIT_MS, TipcShuffleConfig.DEFAULT_PROBE_WAIT_MS));
         routes.firstFetches(FirstFetches.of(conf));
-        if (routes.sizeUnknown && routes.sizeKnown == null && !nodeLoss) {
+        if (routes.sizeUnknown && routes.probeAnswered == null && !nodeLoss) {
             routes.deferredStart = conf;
         } else {
             routes.startTipc(conf);
@@ -271,7 +271,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
      */
     void firstFetches(FirstFetches first) {
         sizeUnknown = first != FirstFetches.TIPC && mode == Transport.AUTO && tcpAbove > 0;
-        sizeKnown = sizeUnknown && first == FirstFetches.PROBE ? new CountDownLatch(1) : null;
+        probeAnswered = sizeUnknown && first == FirstFetches.PROBE ? new CountDownLatch(1) : null;
     }
 
     /** How long fetches wait for the probe's first map output header before they go on over TIPC (positive, in ms). */
@@ -322,7 +322,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
             deferredStart = null;
             sizeUnknown = false;
         }
-        CountDownLatch known = sizeKnown;
+        CountDownLatch known = probeAnswered;
         if (known != null) {
             known.countDown();
         }
@@ -334,7 +334,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
      * as without a probe. A stream opened ahead neither probes nor waits.
      */
     private boolean routedBeforeSize(URL url, boolean fetch) throws InterruptedIOException {
-        CountDownLatch known = sizeKnown;
+        CountDownLatch known = probeAnswered;
         if (known == null || !fetch) {
             return false;
         }
