@@ -32,7 +32,9 @@ class LinkToleranceCheckTest {
 
     @Test
     void saysReduceTasksWaitForStockTimeoutsWithNodeLossOff() {
-        Check check = LinkToleranceCheck.of(new Configuration(false), tipc(Map.of(
+        Configuration conf = new Configuration(false);
+        conf.setBoolean(TipcShuffleConfig.NODE_LOSS_ENABLED, false);
+        Check check = LinkToleranceCheck.of(conf, tipc(Map.of(
                 "1001002:eth0-1001001:eth0", "1500\n", "1001002:eth1-1001003:eth1", "1500\n")));
         assertTrue(check.finding().startsWith("1500 ms on 2 link(s)"), check.finding());
         assertTrue(check.finding().contains(TipcShuffleConfig.NODE_LOSS_ENABLED + " is off"), check.finding());
