@@ -36,8 +36,9 @@ public final class TaskTransports implements Closeable {
     private final SSLFactory ssl;
     /** Streams connected as map hosts become known; null when none are. */
     private final AheadStreams ahead;
-    /** The thread that acts on node loss; null when it is not acted on. */
-    private volatile NodeLossTimer nodeLossTimer;
+    /** The thread that acts on node loss; null when it is not acted on (or not yet: it starts with the TIPC side). */
+    private NodeLossTimer nodeLossTimer; // guarded by this
+    private boolean closed; // guarded by this
 
     TaskTransports(TransportRoutes routes, StreamPool streams, TransferCounters counters, SSLFactory ssl,
                    AheadStreams ahead) {
@@ -91,7 +92,7 @@ public final class TaskTransports implements Closeable {
         }
         TransportRoutes routes = encryption == Encryption.KERNEL ? unencryptedRoutes(job, counters, kallsyms) : null;
         if (routes == null) {
-            routes = TransportRoutes.start(job, counters, nodeLoss);
+            routes = TransportRoutes.start(job, counters);
         }
         routes.islands(TipcIslands.forThisHost(job));
         StreamPool streams = StreamPool.of(job, transport, counters);
@@ -101,9 +102,43 @@ public final class TaskTransports implements Closeable {
         TaskTransports built = new TaskTransports(routes, streams, counters, ssl,
                 connectAhead ? new AheadStreams(routes, streams) : null);
         if (tracked != null && routes.mode() != TipcShuffleConfig.Transport.TCP) {
-            built.nodeLossTimer = NodeLossWiring.start(job, routes, tracked, hosts, counters);
+            routes.whenTipcStarted(new NodeLossStart(built, job, tracked, hosts));
         }
         return built;
+    }
+
+    /** Acts on node loss once the task's TIPC side has started: before it, no map host was proven on TIPC. */
+    private static final class NodeLossStart implements Runnable {
+        private final TaskTransports transports;
+        private final JobConf job;
+        private final TrackedStreams tracked;
+        private final NodeLoss.Hosts hosts;
+
+        NodeLossStart(TaskTransports transports, JobConf job, TrackedStreams tracked, NodeLoss.Hosts hosts) {
+            this.transports = transports;
+            this.job = job;
+            this.tracked = tracked;
+            this.hosts = hosts;
+        }
+
+        @Override
+        public void run() {
+            transports.nodeLossStarted(
+                    NodeLossWiring.start(job, transports.routes, tracked, hosts, transports.counters));
+        }
+    }
+
+    /** Keeps the node-loss timer for {@link #close}, or closes it at once if the task's transports are closed. */
+    private void nodeLossStarted(NodeLossTimer timer) {
+        synchronized (this) {
+            if (!closed) {
+                nodeLossTimer = timer;
+                return;
+            }
+        }
+        if (timer != null) {
+            timer.close();
+        }
     }
 
     /**
@@ -160,7 +195,11 @@ public final class TaskTransports implements Closeable {
         if (ahead != null) {
             ahead.close();
         }
-        NodeLossTimer timer = nodeLossTimer;
+        NodeLossTimer timer;
+        synchronized (this) {
+            closed = true;
+            timer = nodeLossTimer;
+        }
         if (timer != null) {
             timer.close();
         }

@@ -131,6 +131,8 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
     private volatile boolean sizeUnknown;
     /** The task's configuration while its TIPC side waits for a small map output to start; null once started. */
     private Configuration deferredStart; // guarded by largeOutputs
+    /** What runs once the TIPC side has started (node loss acted on); null: nothing, or it has run. */
+    private Runnable afterTipcStart; // guarded by largeOutputs
     /** With a probe ({@link FirstFetches#PROBE}): opened once the size is known or the wait is over; null: no probe. */
     private volatile CountDownLatch probeAnswered;
     private final AtomicBoolean probeTaken = new AtomicBoolean();
@@ -154,10 +156,10 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
 
     /**
      * Routes for a reduce task as configured, following the topology service where TIPC is used and it is on. With
-     * the first fetches over HTTP/TCP and node loss not acted on ({@code nodeLoss} false), the TIPC side (the native
-     * library, the topology connection) starts only when a map output shows the task's partitions small.
+     * the first fetches over HTTP/TCP, the TIPC side (the native library, the topology connection) starts only when a
+     * map output shows the task's partitions small.
      */
-    static TransportRoutes start(Configuration conf, TransferCounters counters, boolean nodeLoss) {
+    static TransportRoutes start(Configuration conf, TransferCounters counters) {
         Transport mode = Transport.of(conf);
         TransportRoutes routes = new TransportRoutes(mode, null, counters);
         if (mode == Transport.TCP) {
@@ -170,7 +172,7 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         routes.tcpAbove(conf.getLong(TipcShuffleConfig.TCP_ABOVE_BYTES, TipcShuffleConfig.DEFAULT_TCP_ABOVE_BYTES));
         routes.probeWait(conf.getLong(TipcShuffleConfig.PROBE_WAIT_MS, TipcShuffleConfig.DEFAULT_PROBE_WAIT_MS));
         routes.firstFetches(FirstFetches.of(conf));
-        if (routes.sizeUnknown && routes.probeAnswered == null && !nodeLoss) {
+        if (routes.sizeUnknown && routes.probeAnswered == null) {
             routes.deferredStart = conf;
         } else {
             routes.startTipc(conf);
@@ -183,8 +185,37 @@ final class TransportRoutes implements NameWatch.Listener, Closeable {
         return availability != null;
     }
 
-    /** Finds whether TIPC can be used and, with the topology service on, follows the map hosts' names. */
+    /**
+     * Runs {@code then} once the TIPC side has started: now if it has, else when a small map output starts it, and
+     * never for a task that stays on HTTP/TCP (no host of it is ever proven on TIPC).
+     */
+    void whenTipcStarted(Runnable then) {
+        synchronized (largeOutputs) {
+            if (availability == null) {
+                afterTipcStart = then;
+                return;
+            }
+        }
+        then.run();
+    }
+
+    /**
+     * Finds whether TIPC can be used and, with the topology service on, follows the map hosts' names; then runs what
+     * waits for that ({@link #whenTipcStarted}).
+     */
     private void startTipc(Configuration conf) {
+        followNames(conf);
+        Runnable then;
+        synchronized (largeOutputs) {
+            then = afterTipcStart;
+            afterTipcStart = null;
+        }
+        if (then != null) {
+            then.run();
+        }
+    }
+
+    private void followNames(Configuration conf) {
         if (!conf.getBoolean(TipcShuffleConfig.TOPOLOGY_ENABLED, TipcShuffleConfig.DEFAULT_TOPOLOGY_ENABLED)) {
             availability = Tipc.availability();
             return;

@@ -121,7 +121,7 @@ class TipcNameWatchKernelTest {
         URL url = new URL("http", "10.99.0.6", 13562, "/mapOutput?job=job_1_0001&reduce=0&map=m");
         CountingReporter reporter = new CountingReporter();
         try (TransportRoutes routes = Testbed.on("n1",
-                () -> TransportRoutes.start(new Configuration(), new TransferCounters(reporter), false));
+                () -> TransportRoutes.start(new Configuration(), new TransferCounters(reporter)));
              TipcServerSocketChannel server = Testbed.on("n2", () -> bind(name))) {
             assertEquals(name, routes.route(url).name(), "TIPC is available: links to n2 and n3 are up");
             for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

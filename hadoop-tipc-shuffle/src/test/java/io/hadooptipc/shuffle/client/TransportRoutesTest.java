@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -143,19 +144,26 @@ class TransportRoutesTest {
     void firstFetchesOverTcpStartTheTipcSideOnlyWhenAMapOutputShowsTheTaskSmall() throws IOException {
         org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
         conf.set(TipcShuffleConfig.FIRST_FETCHES, "tcp");
-        TransportRoutes bulk = TransportRoutes.start(conf, new TransferCounters(reporter), false);
+        AtomicInteger afterStart = new AtomicInteger(); // as node loss starts: with the TIPC side
+        TransportRoutes bulk = TransportRoutes.start(conf, new TransferCounters(reporter));
+        bulk.whenTipcStarted(afterStart::incrementAndGet);
         assertFalse(bulk.tipcStarted(), "no native library, no topology connection before the first size");
         bulk.sizeSeen("10.0.0.7", 1 << 20);
         assertFalse(bulk.tipcStarted(), "a bulk task pays nothing for TIPC");
+        assertEquals(0, afterStart.get(), "nor for acting on node loss: no host of it goes over TIPC");
         assertEquals(Fallback.LARGE_OUTPUTS, bulk.route(url).fallback());
 
-        TransportRoutes small = TransportRoutes.start(conf, new TransferCounters(reporter), false);
+        TransportRoutes small = TransportRoutes.start(conf, new TransferCounters(reporter));
+        small.whenTipcStarted(afterStart::incrementAndGet);
+        assertEquals(0, afterStart.get());
         small.sizeSeen("10.0.0.7", 2048);
         assertTrue(small.tipcStarted());
-        assertTrue(TransportRoutes.start(conf, new TransferCounters(reporter), true).tipcStarted(),
-                "node loss acted on needs the topology from the task's start");
+        assertEquals(1, afterStart.get(), "node loss is acted on from the TIPC side's start, before any TIPC fetch");
         conf.set(TipcShuffleConfig.FIRST_FETCHES, "tipc");
-        assertTrue(TransportRoutes.start(conf, new TransferCounters(reporter), false).tipcStarted());
+        TransportRoutes started = TransportRoutes.start(conf, new TransferCounters(reporter));
+        assertTrue(started.tipcStarted());
+        started.whenTipcStarted(afterStart::incrementAndGet);
+        assertEquals(2, afterStart.get(), "at once where the TIPC side starts with the task");
     }
 
     @Test
@@ -212,7 +220,7 @@ class TransportRoutesTest {
 
         org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
         conf.set(TipcShuffleConfig.FIRST_FETCHES, "probe");
-        try (TransportRoutes started = TransportRoutes.start(conf, new TransferCounters(reporter), false)) {
+        try (TransportRoutes started = TransportRoutes.start(conf, new TransferCounters(reporter))) {
             assertTrue(started.tipcStarted(), "the probe needs the TIPC side from the task's start");
         }
     }
