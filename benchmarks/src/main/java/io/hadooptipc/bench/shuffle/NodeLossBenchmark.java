@@ -67,6 +67,8 @@ public final class NodeLossBenchmark {
     private static final Duration STAGGER = Duration.ofSeconds(20);
     private static final Duration JOB_TIMEOUT = Duration.ofMinutes(40);
     private static final Duration REPAIR_TIMEOUT = Duration.ofMinutes(15);
+    /** Submissions of a trial's job until both maps run on m2, the last run as it comes. */
+    private static final int PLACEMENT_ATTEMPTS = 3;
     private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss,SSS");
     private static final Pattern LOG_LINE = Pattern.compile("^(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3}) ");
     private static final Pattern RERUN = Pattern.compile("(attempt_\\d+_\\d+_([mr])_\\d+_[1-9]\\d*) TaskAttempt Transitioned from NEW to UNASSIGNED");
@@ -219,27 +221,42 @@ public final class NodeLossBenchmark {
 
     private static Outcome trial(TestbedCluster cluster, ShuffleComparison.Spec spec, Path input, int round,
                                  Trial trial, String expected) throws Exception {
-        cluster.awaitHealthy(REPAIR_TIMEOUT);
         progress("round " + round + ", " + trial.label() + ": " + trial.fault().description);
-        String name = "r" + round + "-" + trial.arm().label() + "-" + trial.fault().label();
-        Path output = cluster.outputPath(JOB.label() + "-" + name);
-        Path gate = cluster.outputPath("gate-" + name);
-        Map<String, String> settings = new HashMap<>(ShuffleComparison.JOB_SETTINGS);
-        settings.put(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, "0");
-        settings.put(MRJobConfig.MAP_CLASS_ATTR, GatedMapper.class.getName());
-        settings.put(GatedMapper.GATE, gate.toString());
-        settings.put(GatedMapper.STAGGER_MS, String.valueOf(STAGGER.toMillis()));
-        settings.put(MRJobConfig.INPUT_FORMAT_CLASS_ATTR, PinnedInputFormat.class.getName());
-        settings.put(PinnedInputFormat.HOSTS, PLACEMENT);
-        settings.putAll(trial.arm().settings);
-        Job job = ShuffleJobRunner.submit(cluster.config(), JOB, input, output, trial.arm().consumer, spec.reduces(),
-                settings);
-        org.apache.hadoop.mapreduce.JobID id = job.getJobID();
-        TestbedCluster.Action fault = cluster.request(VICTIM, "strike-" + MAPS + "-application_"
-                + id.getJtIdentifier() + "_" + String.format("%04d", id.getId()) + "-" + trial.fault().action);
-        long struck = -1;
+        Job job;
+        Path output;
+        Path gate;
+        TestbedCluster.Action fault;
         long deadline = System.currentTimeMillis() + JOB_TIMEOUT.toMillis();
-        awaitReducers(cluster, job, spec.reduces(), deadline);
+        for (int attempt = 1; ; attempt++) {
+            cluster.awaitHealthy(REPAIR_TIMEOUT);
+            String name = "r" + round + "-" + trial.arm().label() + "-" + trial.fault().label() + "-" + attempt;
+            output = cluster.outputPath(JOB.label() + "-" + name);
+            gate = cluster.outputPath("gate-" + name);
+            Map<String, String> settings = new HashMap<>(ShuffleComparison.JOB_SETTINGS);
+            settings.put(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, "0");
+            settings.put(MRJobConfig.MAP_CLASS_ATTR, GatedMapper.class.getName());
+            settings.put(GatedMapper.GATE, gate.toString());
+            settings.put(GatedMapper.STAGGER_MS, String.valueOf(STAGGER.toMillis()));
+            settings.put(MRJobConfig.INPUT_FORMAT_CLASS_ATTR, PinnedInputFormat.class.getName());
+            settings.put(PinnedInputFormat.HOSTS, PLACEMENT);
+            settings.putAll(trial.arm().settings);
+            job = ShuffleJobRunner.submit(cluster.config(), JOB, input, output, trial.arm().consumer, spec.reduces(),
+                    settings);
+            org.apache.hadoop.mapreduce.JobID id = job.getJobID();
+            fault = cluster.request(VICTIM, "strike-" + MAPS + "-application_"
+                    + id.getJtIdentifier() + "_" + String.format("%04d", id.getId()) + "-" + trial.fault().action);
+            awaitReducers(cluster, job, spec.reduces(), deadline);
+            String misplaced = awaitMapsPlaced(cluster, job, deadline);
+            if (misplaced == null || attempt == PLACEMENT_ATTEMPTS) {
+                break;
+            }
+            progress(misplaced + ": the job is killed and submitted again");
+            job.killJob();
+            fault.cancel();
+            awaitAction(fault, new ArrayList<>()); // the cancelled strike fails, as it should
+        }
+        org.apache.hadoop.mapreduce.JobID id = job.getJobID();
+        long struck = -1;
         progress("reducers shuffling; maps may run now");
         gate.getFileSystem(cluster.config()).create(gate).close();
         while (!job.isComplete()) {
@@ -254,6 +271,9 @@ public final class NodeLossBenchmark {
             Thread.sleep(200);
         }
         List<String> problems = new ArrayList<>();
+        if (struck < 0) {
+            fault.cancel(); // m2 stops waiting for tasks that are over: its later actions must not wait behind it
+        }
         awaitAction(fault, problems);
         if (trial.fault().repair != null) {
             cluster.act(VICTIM, trial.fault().repair, Duration.ofMinutes(1));
@@ -318,6 +338,26 @@ public final class NodeLossBenchmark {
             Thread.sleep(1000);
         }
         Thread.sleep(REDUCERS_SETTLED.toMillis());
+    }
+
+    /**
+     * Waits until the job's maps, held at the gate, run: null when all of them run on m2, else where one runs instead
+     * (the scheduler may give a map pinned to a busy m2 to m3, where the fault would miss it).
+     */
+    private static String awaitMapsPlaced(TestbedCluster cluster, Job job, long deadline)
+            throws IOException, InterruptedException {
+        while (true) {
+            if (!cluster.containerSyslogs(job.getJobID(), 3).isEmpty()) {
+                return "a map of " + job.getJobID() + " runs on m3, not m2";
+            }
+            if (cluster.containerSyslogs(job.getJobID(), VICTIM).size() >= MAPS) {
+                return null;
+            }
+            if (System.currentTimeMillis() > deadline || job.isComplete()) {
+                throw new IOException("the job's " + MAPS + " maps did not all start");
+            }
+            Thread.sleep(1000);
+        }
     }
 
     /** Waits for the fault's action to end (a 5 s flap outlives a fast job); records it if it failed. */
@@ -441,7 +481,8 @@ public final class NodeLossBenchmark {
                 .append(" maps x ").append(reduces).append(" reducers (reducers and the ApplicationMaster on m1,")
                 .append(" started with the job); both maps on m2, held at a gate until every reducer's shuffle has begun (and")
                 .append(" ").append(REDUCERS_SETTLED.toSeconds()).append(" s more), then map 1 finishing ").append(STAGGER.toSeconds())
-                .append(" s after map 0; m3 idle, where a lost map re-runs. The fault strikes on m2 the moment map 1 has")
+                .append(" s after map 0 (a job with a map on m3 instead is killed and submitted again, up to ")
+                .append(PLACEMENT_ATTEMPTS).append(" times); m3 idle, where a lost map re-runs. The fault strikes on m2 the moment map 1 has")
                 .append(" done its work, before it tells the ApplicationMaster so: no reducer can have its output. Times are from the fault (m2's mark, seen on m1 within")
                 .append(" 0.2 s) to the ApplicationMaster's first decision that a map's output is lost (too many fetch")
                 .append(" failures, or its node unusable), the first re-run map attempt it creates, that attempt running,")

@@ -9,6 +9,7 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -235,6 +236,16 @@ public final class TestbedCluster implements ShuffleCluster {
             return Files.exists(answer("done"));
         }
 
+        /**
+         * Gives up a strike-* action that has not struck: the machine stops waiting for its moment (it carries out its
+         * actions one at a time, so a strike that never comes would hold every later one) and reports it failed.
+         */
+        public void cancel() throws IOException {
+            if (!struck()) {
+                Files.write(answer("cancel"), new byte[0]);
+            }
+        }
+
         /** Whether a strike-* action has struck (the moment it waited for came, and the fault begins). */
         public boolean struck() {
             return Files.exists(answer("struck"));
@@ -246,8 +257,9 @@ public final class TestbedCluster implements ShuffleCluster {
     }
 
     /**
-     * Waits until all the cluster's NodeManagers are running and its DataNodes live again, as after a machine's
-     * fault is repaired; fails after {@code timeout}.
+     * Waits until all the cluster's NodeManagers are running, none with a container left, and its DataNodes live
+     * again, as after a machine's fault is repaired: a job submitted then finds its tasks' pinned machines free. Fails
+     * after {@code timeout}.
      */
     public void awaitHealthy(Duration timeout) throws IOException, InterruptedException {
         long deadline = System.currentTimeMillis() + timeout.toMillis();
@@ -257,12 +269,24 @@ public final class TestbedCluster implements ShuffleCluster {
             while (yarn.getNodeReports(NodeState.RUNNING).size() < machines) {
                 awaitUntil(deadline, "all " + machines + " NodeManagers to run again");
             }
+            while (containersLeft(yarn) > 0) {
+                awaitUntil(deadline, "the NodeManagers' containers of earlier jobs to end");
+            }
         } catch (org.apache.hadoop.yarn.exceptions.YarnException e) {
             throw new IOException(e);
         }
         while (((DistributedFileSystem) fs).getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE).length < machines) {
             awaitUntil(deadline, "all " + machines + " DataNodes to live again");
         }
+    }
+
+    private static int containersLeft(YarnClient yarn)
+            throws IOException, org.apache.hadoop.yarn.exceptions.YarnException {
+        int left = 0;
+        for (NodeReport node : yarn.getNodeReports(NodeState.RUNNING)) {
+            left += node.getNumContainers();
+        }
+        return left;
     }
 
     /**
